@@ -1,0 +1,65 @@
+#include "drivers/commands.hpp"
+
+#include <memory>
+
+#include "generator/network_generator.hpp"
+#include "sim/simulate_run.hpp"
+#include "util/kokkos_compat.hpp"
+#include "util/log.hpp"
+
+namespace dpointnet::cli {
+
+void register_commands(CLI::App& app, Commands& cmds) {
+  app.add_option("--threads", cmds.threads, "host threads for the OpenMP backend (default: OMP_NUM_THREADS)");
+  app.add_option("--log-level", cmds.log_level, "trace, debug, info, warn, error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+
+  auto sim = std::make_shared<SimulateCommand>();
+  auto* s = app.add_subcommand("simulate", "run a SONATA simulation config forward and write spikes");
+  s->add_option("config", sim->config, "simulation config JSON")->required();
+  s->add_flag("--overwrite", sim->overwrite, "replace existing outputs");
+  s->add_option("--batch-size", sim->batch_size, "samples (overrides run.batch_size)")->check(CLI::PositiveNumber);
+  s->add_option("--precision", sim->precision, "float32 or float64 (overrides run.precision)")
+      ->check(CLI::IsMember({"float32", "float64"}));
+  s->add_flag("!--no-progress", sim->progress, "no progress lines");
+  s->callback([&cmds, sim] {
+    cmds.action = [sim] {
+      run_simulate(*sim);
+      return 0;
+    };
+  });
+
+  auto gen = std::make_shared<GeneratorOptions>();
+  auto* g = app.add_subcommand("generate", "write a V1-like SONATA network of a requested size");
+  g->add_option("--out", gen->out_dir, "output directory")->required();
+  g->add_option("--neurons,-n", gen->n_neurons, "recurrent neurons (10..200000)");
+  g->add_option("--synapses-per-neuron", gen->synapses_per_neuron, "mean recurrent in-degree");
+  g->add_option("--lgn", gen->n_lgn, "LGN nodes (0: about neurons/4)");
+  g->add_option("--lgn-per-neuron", gen->lgn_per_neuron, "mean LGN in-degree");
+  g->add_option("--bkg", gen->n_bkg, "background sources");
+  g->add_option("--bkg-per-neuron", gen->bkg_per_neuron, "background connections per neuron");
+  g->add_option("--seed", gen->seed, "generator seed");
+  g->add_option("--dt", gen->dt, "dt (ms) of the written simulation config");
+  g->add_option("--tstop", gen->tstop, "tstop (ms) of the written simulation config");
+  g->add_option("--lgn-rate", gen->lgn_rate_hz, "LGN Bernoulli rate (Hz) in the simulation config");
+  g->add_option("--bkg-rate", gen->bkg_rate_hz, "background Poisson rate (Hz) in the simulation config");
+  g->add_flag("--overwrite", gen->overwrite, "replace an existing output directory's files");
+  g->callback([&cmds, gen] {
+    cmds.action = [gen] {
+      generate_network(*gen);
+      return 0;
+    };
+  });
+
+  auto* info = app.add_subcommand("info", "print the Kokkos version and backends");
+  info->callback([&cmds] {
+    cmds.action = [] {
+      fmt::print("dpointnet {}\nKokkos {}\ndefault execution space: {} (concurrency {})\n", DPOINTNET_VERSION,
+                 compat::kokkos_version_string(), Kokkos::DefaultExecutionSpace::name(), compat::concurrency());
+      return 0;
+    };
+  });
+  app.require_subcommand(1);
+}
+
+}  // namespace dpointnet::cli

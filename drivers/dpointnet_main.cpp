@@ -1,0 +1,36 @@
+// dpointnet: the serial (MPI-free) executable.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "drivers/commands.hpp"
+#include "util/error.hpp"
+#include "util/kokkos_compat.hpp"
+#include "util/log.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"dpointnet: GLIF point-neuron networks from SONATA files, simulated and trained with Kokkos"};
+  dpointnet::cli::Commands cmds;
+  dpointnet::cli::register_commands(app, cmds);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  dpointnet::log::init(cmds.log_level);
+  dpointnet::compat::InitOptions init;
+  init.num_threads = cmds.threads;
+  dpointnet::compat::initialize(init);
+  int rc = 0;
+  try {
+    rc = cmds.action();
+  } catch (const dpointnet::InputError& e) {
+    dpointnet::log::get()->error("{}", e.what());
+    std::fprintf(stderr, "dpointnet: error: %s\n", e.what());
+    rc = 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dpointnet: internal error: %s\n", e.what());
+    rc = 1;
+  }
+  Kokkos::finalize();
+  return rc;
+}

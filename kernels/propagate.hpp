@@ -1,0 +1,48 @@
+// Event-driven synaptic propagation (MODEL.md section 4, step 1): for every source that was active d steps
+// ago, add its edges of delay d into the drive u. Edges are grouped by (source, delay), so the work is
+// proportional to (sources x delays) checks plus (active sources x fan-out) additions, not to all edges.
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+namespace dpointnet::kernels {
+
+template <class Real, class MemSpace>
+struct GroupedEdges {
+  Kokkos::View<std::int64_t*, MemSpace> offsets;  // [n_sources * D + 1], group (j, d) = j * D + (d - 1)
+  Kokkos::View<std::int32_t*, MemSpace> target;   // global neuron index
+  Kokkos::View<std::uint8_t*, MemSpace> channel;
+  Kokkos::View<Real*, MemSpace> weight;           // normalized weight
+  Kokkos::View<std::int64_t*, MemSpace> file_index;  // position of the edge in the projection's read order
+  std::int64_t n_sources = 0;
+};
+
+// Activity = spikes (uint8) for the recurrent projection or counts (uint16) for inputs. ring: [D][B][n_src]
+template <class Real, class ExecSpace, class Activity>
+struct PropagateFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  GroupedEdges<Real, MemSpace> e;
+  Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> ring;
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> u;  // [B][R][N]
+  std::int64_t t;  // current step
+  int D;
+
+  // idx runs over (b, j, d-1) with d fastest.
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const int dm1 = static_cast<int>(idx % D);
+    const std::int64_t rest = idx / D;
+    const std::int64_t j = rest % e.n_sources;
+    const int b = static_cast<int>(rest / e.n_sources);
+    const std::int64_t src_step = t - (dm1 + 1);
+    if (src_step < 0) return;
+    const int slot = static_cast<int>(src_step % D);
+    const Activity a = ring(slot, b, j);
+    if (a == 0) return;
+    const Real fa = static_cast<Real>(a);
+    const std::int64_t g = j * D + dm1;
+    for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k)
+      Kokkos::atomic_add(&u(b, e.channel(k), e.target(k)), e.weight(k) * fa);
+  }
+};
+
+}  // namespace dpointnet::kernels

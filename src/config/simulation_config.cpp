@@ -1,0 +1,190 @@
+#include "config/simulation_config.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "config/json_config.hpp"
+#include "util/error.hpp"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace dpointnet {
+
+std::uint32_t fnv1a32(const std::string& s) {
+  std::uint32_t h = 0x811C9DC5u;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x01000193u;
+  }
+  return h;
+}
+
+namespace {
+
+struct Reader {
+  const std::string& file;
+  double number(const json& obj, const std::string& section, const std::string& key) const {
+    const json& v = obj.at(key);
+    if (!v.is_number()) throw InputError(file, section, key, "must be a number, got " + v.dump());
+    double d = v.get<double>();
+    if (!std::isfinite(d)) throw InputError(file, section, key, "must be finite");
+    return d;
+  }
+  std::string string(const json& obj, const std::string& section, const std::string& key) const {
+    if (!obj.contains(key)) throw InputError(file, section, key, "is required");
+    const json& v = obj.at(key);
+    if (!v.is_string()) throw InputError(file, section, key, "must be a string, got " + v.dump());
+    return v.get<std::string>();
+  }
+};
+
+}  // namespace
+
+SimulationConfig SimulationConfig::load(const std::string& path) {
+  SimulationConfig c;
+  c.resolved = load_sonata_config(path);
+  c.path = c.resolved["_config_path"].get<std::string>();
+  const json& j = c.resolved;
+  Reader r{c.path};
+
+  // run
+  if (!j.contains("run") || !j["run"].is_object()) throw InputError(c.path, "", "run", "section is required");
+  const json& run = j["run"];
+  if (!run.contains("dt")) throw InputError(c.path, "run", "dt", "is required");
+  c.dt = r.number(run, "run", "dt");
+  if (!(c.dt > 0)) throw InputError(c.path, "run", "dt", "must be > 0, got " + run["dt"].dump());
+  if (run.contains("duration")) {
+    c.tstop = r.number(run, "run", "duration");
+  } else if (run.contains("tstop")) {
+    c.tstop = r.number(run, "run", "tstop");
+  } else {
+    throw InputError(c.path, "run", "tstop", "is required (or run.duration)");
+  }
+  if (!(c.tstop > 0)) throw InputError(c.path, "run", "tstop", "must be > 0");
+  const double steps = std::round(c.tstop / c.dt);
+  if (std::fabs(steps * c.dt - c.tstop) > 1e-6 * c.dt)
+    throw InputError(c.path, "run", "tstop", "must be a whole number of steps of dt");
+  c.n_steps = static_cast<std::int64_t>(steps);
+  if (run.contains("seed")) {
+    const json& s = run["seed"];
+    if (!s.is_number_integer() || s.get<long long>() < 0 ||
+        s.get<long long>() > static_cast<long long>(std::numeric_limits<std::uint32_t>::max()))
+      throw InputError(c.path, "run", "seed", "must be an integer in 0..4294967295");
+    c.seed = s.get<std::uint32_t>();
+  }
+  if (run.contains("batch_size")) {
+    const json& b = run["batch_size"];
+    if (!b.is_number_integer() || b.get<long long>() < 1)
+      throw InputError(c.path, "run", "batch_size", "must be an integer >= 1, got " + b.dump());
+    c.batch_size = b.get<int>();
+  }
+  if (run.contains("precision")) {
+    std::string p = r.string(run, "run", "precision");
+    if (p == "float64" || p == "double") {
+      c.double_precision = true;
+    } else if (p != "float32" && p != "float") {
+      throw InputError(c.path, "run", "precision", "must be \"float32\" or \"float64\", got \"" + p + "\"");
+    }
+  }
+
+  // components and networks
+  if (j.contains("components")) {
+    const json& comp = j["components"];
+    if (comp.contains("point_neuron_models_dir"))
+      c.point_neuron_models_dir = r.string(comp, "components", "point_neuron_models_dir");
+    if (comp.contains("synaptic_models_dir"))
+      c.synaptic_models_dir = r.string(comp, "components", "synaptic_models_dir");
+  }
+  if (!j.contains("networks") || !j["networks"].is_object())
+    throw InputError(c.path, "", "networks", "section is required (directly or through \"network\")");
+  const json& nets = j["networks"];
+  if (!nets.contains("nodes") || !nets["nodes"].is_array() || nets["nodes"].empty())
+    throw InputError(c.path, "networks", "nodes", "must be a non-empty list");
+  for (const json& n : nets["nodes"])
+    c.nodes.push_back({r.string(n, "networks.nodes", "nodes_file"), r.string(n, "networks.nodes", "node_types_file")});
+  if (nets.contains("edges")) {
+    for (const json& e : nets["edges"]) {
+      if (e.contains("enabled") && e["enabled"].is_boolean() && !e["enabled"].get<bool>()) continue;
+      c.edges.push_back(
+          {r.string(e, "networks.edges", "edges_file"), r.string(e, "networks.edges", "edge_types_file")});
+    }
+  }
+
+  // inputs
+  if (j.contains("inputs")) {
+    for (auto& [name, in] : j["inputs"].items()) {
+      const std::string sec = "inputs." + name;
+      if (in.contains("enabled") && in["enabled"].is_boolean() && !in["enabled"].get<bool>()) continue;
+      InputSpec s;
+      s.name = name;
+      s.node_set = r.string(in, sec, "node_set");
+      const std::string type = r.string(in, sec, "input_type");
+      if (type == "spikes") {
+        s.kind = InputKind::SpikeFile;
+        const std::string module = in.contains("module") ? r.string(in, sec, "module") : "sonata";
+        if (module != "sonata" && module != "h5" && module != "hdf5")
+          throw InputError(c.path, sec, "module",
+                           "spike input module \"" + module + "\" is not supported (use sonata, h5 or hdf5)");
+        s.file = r.string(in, sec, "input_file");
+      } else if (type == "rates" || type == "poisson") {
+        s.kind = type == "rates" ? InputKind::Rates : InputKind::Poisson;
+        s.rate_hz = type == "poisson" ? 250.0 : 0.0;
+        if (in.contains("rate")) s.rate_hz = r.number(in, sec, "rate");
+        if (in.contains("rates")) {
+          if (type != "rates" || !in["rates"].is_array())
+            throw InputError(c.path, sec, "rates", "must be a list of rates (Hz), only for input_type rates");
+          for (const json& v : in["rates"]) {
+            if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+              throw InputError(c.path, sec, "rates", "every rate must be a finite number >= 0");
+            s.rates_hz.push_back(v.get<double>());
+          }
+        } else if (type == "rates" && !in.contains("rate")) {
+          throw InputError(c.path, sec, "rate", "is required (Hz) for input_type rates (or give \"rates\")");
+        }
+        if (s.rate_hz < 0) throw InputError(c.path, sec, "rate", "must be >= 0");
+      } else {
+        throw InputError(c.path, sec, "input_type",
+                         "\"" + type + "\" is not supported (spikes, rates or poisson)");
+      }
+      c.inputs.push_back(std::move(s));
+    }
+  }
+
+  // output
+  const json out = j.contains("output") ? j["output"] : json::object();
+  c.output_dir = out.contains("output_dir") ? r.string(out, "output", "output_dir")
+                                            : (fs::path(c.path).parent_path() / "output").string();
+  auto out_file = [&](const char* key, const char* dflt) {
+    std::string v = out.contains(key) ? r.string(out, "output", key) : std::string(dflt);
+    fs::path p(v);
+    return p.is_absolute() ? v : (fs::path(c.output_dir) / p).lexically_normal().string();
+  };
+  c.spikes_file = out_file("spikes_file", "spikes.h5");
+  c.log_file = out_file("log_file", "log.txt");
+  if (out.contains("overwrite_output_dir")) c.overwrite_output = out["overwrite_output_dir"].get<bool>();
+  if (run.contains("overwrite_output_dir") && !out.contains("overwrite_output_dir"))
+    c.overwrite_output = run["overwrite_output_dir"].get<bool>();
+
+  if (j.contains("reports")) {
+    for (auto& [name, rep] : j["reports"].items()) {
+      const std::string sec = "reports." + name;
+      if (rep.contains("enabled") && rep["enabled"].is_boolean() && !rep["enabled"].get<bool>()) continue;
+      std::string module = r.string(rep, sec, "module");
+      if (module != "membrane_report" && module != "multimeter_report")
+        throw InputError(c.path, sec, "module", "\"" + module + "\" is not supported (membrane_report)");
+      std::string var = rep.contains("variable_name") ? r.string(rep, sec, "variable_name") : "V_m";
+      if (var != "V_m") throw InputError(c.path, sec, "variable_name", "only V_m can be recorded");
+      VoltageReport vr;
+      vr.name = name;
+      vr.node_set = rep.contains("cells") ? r.string(rep, sec, "cells") : "all";
+      std::string fname = rep.contains("file_name") ? r.string(rep, sec, "file_name") : name + ".h5";
+      vr.file = fs::path(fname).is_absolute() ? fname : (fs::path(c.output_dir) / fname).string();
+      c.voltage_reports.push_back(vr);
+    }
+  }
+  return c;
+}
+
+}  // namespace dpointnet

@@ -1,0 +1,59 @@
+// The typed, validated view of a SONATA simulation config that dpointnet runs.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dpointnet {
+
+struct NodesEntry {
+  std::string nodes_file, node_types_file;
+};
+struct EdgesEntry {
+  std::string edges_file, edge_types_file;
+};
+
+enum class InputKind { SpikeFile, Rates, Poisson };
+
+struct InputSpec {
+  std::string name;      // key in the `inputs` section; also the RNG purpose (hashed)
+  InputKind kind = InputKind::SpikeFile;
+  std::string node_set;  // a virtual population
+  std::string file;      // spike file (SpikeFile)
+  double rate_hz = 0;    // Rates / Poisson: one rate for every node
+  std::vector<double> rates_hz;  // Rates: optional per-node rates
+};
+
+struct VoltageReport {
+  std::string name, node_set, file;  // node_set: a population name or "all"
+};
+
+struct SimulationConfig {
+  std::string path;  // the top config file
+  nlohmann::json resolved;
+
+  double dt = 1.0;
+  double tstop = 0.0;
+  std::int64_t n_steps = 0;
+  std::uint32_t seed = 0;
+  int batch_size = 1;
+  bool double_precision = false;  // run.precision: "float32" (default) or "float64"
+
+  std::string point_neuron_models_dir, synaptic_models_dir;
+  std::vector<NodesEntry> nodes;
+  std::vector<EdgesEntry> edges;
+  std::vector<InputSpec> inputs;
+
+  std::string output_dir, spikes_file, log_file;
+  bool overwrite_output = false;
+  std::vector<VoltageReport> voltage_reports;
+
+  // Loads and validates; every error names the config file and the key.
+  static SimulationConfig load(const std::string& path);
+};
+
+std::uint32_t fnv1a32(const std::string& s);
+
+}  // namespace dpointnet

@@ -1,0 +1,112 @@
+#include "inputs/input_schedule.hpp"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "io/spike_file.hpp"
+#include "util/error.hpp"
+#include "util/log.hpp"
+
+namespace dpointnet {
+
+StampedSpikes stamp_spike_file(const std::string& file, const Population& pop, double dt, std::int64_t n_steps) {
+  SpikeTrains st = read_spike_file(file, pop.name);
+  std::unordered_map<std::int64_t, std::int64_t> row;
+  for (std::size_t i = 0; i < pop.node_ids.size(); ++i) row[pop.node_ids[i]] = static_cast<std::int64_t>(i);
+  // (step, row) -> count
+  std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> counts;
+  StampedSpikes s;
+  for (std::size_t i = 0; i < st.times_ms.size(); ++i) {
+    const double t = st.times_ms[i];
+    const std::string where = "population '" + st.population + "' spike " + std::to_string(i);
+    if (!std::isfinite(t) || t <= 0)
+      throw InputError(file, where, "timestamps", "spike time " + std::to_string(t) + " ms is not > 0");
+    auto it = row.find(st.node_ids[i]);
+    if (it == row.end())
+      throw InputError(file, where, "node_ids",
+                       "node id " + std::to_string(st.node_ids[i]) + " is not in population '" + pop.name + "'");
+    const std::int64_t k = static_cast<std::int64_t>(std::ceil(t / dt - 1e-9)) - 1;
+    if (k >= n_steps) {
+      ++s.n_after_end;
+      continue;
+    }
+    ++counts[{k, it->second}];
+    ++s.n_spikes;
+  }
+  s.step_offsets.assign(static_cast<std::size_t>(n_steps + 1), 0);
+  for (auto& [key, c] : counts) {
+    s.step_offsets[static_cast<std::size_t>(key.first + 1)]++;
+    s.source.push_back(static_cast<std::int32_t>(key.second));
+    s.count.push_back(static_cast<std::uint16_t>(std::min<std::uint32_t>(c, 65535)));
+  }
+  for (std::size_t k = 1; k < s.step_offsets.size(); ++k) s.step_offsets[k] += s.step_offsets[k - 1];
+  return s;
+}
+
+std::vector<PreparedInput> prepare_inputs(const SimulationConfig& cfg, const Network& net, std::int64_t n_steps) {
+  std::vector<PreparedInput> out;
+  std::map<std::string, std::string> used;  // population -> input name
+  for (const InputSpec& in : cfg.inputs) {
+    const std::string sec = "inputs." + in.name;
+    const Population* pop = net.find_population(in.node_set);
+    if (!pop)
+      throw InputError(cfg.path, sec, "node_set", "'" + in.node_set + "' is not a population of the network");
+    if (!pop->is_virtual)
+      throw InputError(cfg.path, sec, "node_set",
+                       "'" + in.node_set + "' is not a virtual population; inputs drive virtual populations only");
+    if (used.count(in.node_set))
+      throw InputError(cfg.path, sec, "node_set",
+                       "population '" + in.node_set + "' already has the input '" + used[in.node_set] + "'");
+    used[in.node_set] = in.name;
+    PreparedInput p;
+    p.name = in.name;
+    p.kind = in.kind;
+    p.purpose = fnv1a32(in.name);
+    p.projection = net.projection_of(in.node_set);
+    if (p.projection < 0) {
+      log::get()->warn("{}: {}: population '{}' has no edges into the network; the input has no effect", cfg.path,
+                       sec, in.node_set);
+      continue;
+    }
+    const std::size_t n = static_cast<std::size_t>(pop->size);
+    if (in.kind == InputKind::SpikeFile) {
+      p.spikes = stamp_spike_file(in.file, *pop, cfg.dt, n_steps);
+      if (p.spikes.n_after_end > 0)
+        log::get()->info("{}: {} spikes after the end of the run ({} ms) are ignored", in.file, p.spikes.n_after_end,
+                         cfg.tstop);
+    } else {
+      std::vector<double> rates = in.rates_hz;
+      if (rates.empty()) rates.assign(n, in.rate_hz);
+      if (rates.size() != n)
+        throw InputError(cfg.path, sec, "rates",
+                         "has " + std::to_string(rates.size()) + " entries but population '" + in.node_set +
+                             "' has " + std::to_string(n) + " nodes");
+      for (double r : rates) {
+        const double lam = r * cfg.dt / 1000.0;
+        if (in.kind == InputKind::Rates) {
+          p.p.push_back(-std::expm1(-lam));
+        } else {
+          p.p.push_back(lam);
+          p.p0.push_back(std::exp(-lam));
+        }
+      }
+    }
+    out.push_back(std::move(p));
+  }
+  for (std::size_t i = 1; i < net.projections.size(); ++i) {
+    const std::string& vp = net.projections[i].source_population;
+    if (!used.count(vp)) {
+      log::get()->warn("virtual population '{}' has {} edges but no entry in 'inputs': it stays silent", vp,
+                       net.projections[i].size());
+      PreparedInput p;
+      p.projection = static_cast<int>(i);
+      p.silent = true;
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+}  // namespace dpointnet

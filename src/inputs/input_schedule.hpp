@@ -1,0 +1,39 @@
+// Host-side preparation of the inputs of virtual populations (MODEL.md section 6).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/simulation_config.hpp"
+#include "network/network.hpp"
+
+namespace dpointnet {
+
+// A spike file stamped onto the step grid: step k = ceil(t/dt - 1e-9) - 1, per step a list of (row, count).
+struct StampedSpikes {
+  std::vector<std::int64_t> step_offsets;  // [n_steps + 1]
+  std::vector<std::int32_t> source;        // row in the virtual population
+  std::vector<std::uint16_t> count;
+  std::int64_t n_spikes = 0, n_after_end = 0;
+};
+
+StampedSpikes stamp_spike_file(const std::string& file, const Population& pop, double dt, std::int64_t n_steps);
+
+// One prepared input per virtual population that has edges.
+struct PreparedInput {
+  std::string name;         // the config's input name ("" when the population has no input)
+  InputKind kind = InputKind::SpikeFile;
+  int projection = -1;      // index into Network::projections
+  std::uint32_t purpose = 0;  // fnv1a32(name)
+  StampedSpikes spikes;
+  std::vector<double> p;    // Bernoulli p, or Poisson lam, per source row
+  std::vector<double> p0;   // Poisson exp(-lam)
+  bool silent = false;      // no input configured for this population
+};
+
+// Validates the config's inputs against the network (node_set must be a virtual population with edges, at
+// most one input per population) and prepares them. Virtual populations with edges but no input are silent
+// and reported with a warning.
+std::vector<PreparedInput> prepare_inputs(const SimulationConfig& cfg, const Network& net, std::int64_t n_steps);
+
+}  // namespace dpointnet

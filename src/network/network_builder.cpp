@@ -1,0 +1,404 @@
+#include "network/network_builder.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <unordered_map>
+
+#include "io/csv_table.hpp"
+#include "io/hdf5_file.hpp"
+#include "util/error.hpp"
+#include "util/log.hpp"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace dpointnet {
+
+const Population* Network::find_population(const std::string& name) const {
+  for (const auto& p : populations)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+int Network::projection_of(const std::string& vpop) const {
+  for (std::size_t i = 0; i < projections.size(); ++i)
+    if (!projections[i].recurrent && projections[i].source_population == vpop) return static_cast<int>(i);
+  return -1;
+}
+
+std::size_t Network::n_edges() const {
+  std::size_t n = 0;
+  for (const auto& p : projections) n += p.size();
+  return n;
+}
+
+namespace {
+
+json read_json_file(const std::string& path, const std::string& referrer, const std::string& label,
+                    const std::string& field) {
+  std::ifstream in(path);
+  if (!in) throw InputError(referrer, label, field, "names a JSON file that does not exist: " + path);
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(path, label, "", std::string("invalid JSON: ") + e.what());
+  }
+}
+
+std::string join(const std::string& dir, const std::string& file) {
+  if (fs::path(file).is_absolute() || dir.empty()) return file;
+  return (fs::path(dir) / file).string();
+}
+
+// id -> row map for a population (identity when node ids are 0..N-1).
+struct IdIndex {
+  bool identity = true;
+  std::int64_t n = 0;
+  std::unordered_map<std::int64_t, std::int64_t> map;
+  explicit IdIndex(const std::vector<std::int64_t>& ids) : n(static_cast<std::int64_t>(ids.size())) {
+    for (std::int64_t i = 0; i < n; ++i)
+      if (ids[static_cast<std::size_t>(i)] != i) identity = false;
+    if (!identity)
+      for (std::int64_t i = 0; i < n; ++i) map[ids[static_cast<std::size_t>(i)]] = i;
+  }
+  std::int64_t row(std::int64_t id) const {
+    if (identity) return (id >= 0 && id < n) ? id : -1;
+    auto it = map.find(id);
+    return it == map.end() ? -1 : it->second;
+  }
+};
+
+struct NodeTypeInfo {
+  bool is_virtual = false;
+  NeuronParams params;
+  DerivedNeuron derived;
+};
+
+void read_nodes(const SimulationConfig& cfg, Network& net, std::vector<NeuronParams>& params_out) {
+  for (const auto& entry : cfg.nodes) {
+    auto file = h5::File::open_read(entry.nodes_file);
+    auto types = CsvTable::read(entry.node_types_file);
+    if (!types.has_column("node_type_id"))
+      throw InputError(entry.node_types_file, "", "node_type_id", "column is missing");
+    if (!file.is_group("/nodes")) throw InputError(entry.nodes_file, "", "/nodes", "group is missing");
+    std::map<std::int64_t, NodeTypeInfo> type_cache;
+    for (const std::string& pname : file.children("/nodes")) {
+      const std::string base = "/nodes/" + pname;
+      if (!file.is_group(base)) continue;
+      const std::string where = "population '" + pname + "'";
+      if (net.find_population(pname))
+        throw InputError(entry.nodes_file, where, "", "a population of this name was already loaded");
+      Population pop;
+      pop.name = pname;
+      pop.nodes_file = entry.nodes_file;
+      pop.node_type_ids = file.read_int(base + "/node_type_id");
+      const std::size_t n = pop.node_type_ids.size();
+      pop.size = static_cast<std::int64_t>(n);
+      if (file.is_dataset(base + "/node_id")) {
+        pop.node_ids = file.read_int(base + "/node_id");
+        if (pop.node_ids.size() != n)
+          throw InputError(entry.nodes_file, where, "node_id",
+                           "has " + std::to_string(pop.node_ids.size()) + " entries but node_type_id has " +
+                               std::to_string(n));
+      } else {
+        pop.node_ids.resize(n);
+        for (std::size_t i = 0; i < n; ++i) pop.node_ids[i] = static_cast<std::int64_t>(i);
+      }
+      std::vector<std::int64_t> gid, gidx;
+      if (file.is_dataset(base + "/node_group_id")) {
+        gid = file.read_int(base + "/node_group_id");
+        if (gid.size() != n) throw InputError(entry.nodes_file, where, "node_group_id", "length differs from node_type_id");
+      }
+      if (file.is_dataset(base + "/node_group_index")) {
+        gidx = file.read_int(base + "/node_group_index");
+        if (gidx.size() != n)
+          throw InputError(entry.nodes_file, where, "node_group_index", "length differs from node_type_id");
+      }
+      // Per-node dynamics_params overrides are not supported: refuse rather than ignore them.
+      for (const std::string& g : file.children(base)) {
+        const std::string dp = base + "/" + g + "/dynamics_params";
+        if (file.is_group(dp) && !file.children(dp).empty())
+          throw InputError(entry.nodes_file, where + " group " + g, "dynamics_params",
+                           "per-node dynamics_params overrides are not supported");
+      }
+      int n_virtual = 0;
+      std::vector<const NodeTypeInfo*> per_node(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t t = pop.node_type_ids[i];
+        auto it = type_cache.find(t);
+        if (it == type_cache.end()) {
+          const std::string tlabel = where + " node type " + std::to_string(t);
+          const long row = types.find_row("node_type_id", t);
+          if (row < 0)
+            throw InputError(entry.node_types_file, tlabel, "node_type_id",
+                             "node type " + std::to_string(t) + " used in " + entry.nodes_file + " is not listed");
+          NodeTypeInfo info;
+          auto mtype = types.get(static_cast<std::size_t>(row), "model_type");
+          if (!mtype) throw InputError(entry.node_types_file, tlabel, "model_type", "is missing");
+          info.is_virtual = (*mtype == "virtual");
+          if (!info.is_virtual) {
+            if (*mtype != "point_neuron" && *mtype != "point_process" && *mtype != "point_soma")
+              throw InputError(entry.node_types_file, tlabel, "model_type",
+                               "\"" + *mtype + "\" is not supported (point_neuron, point_process or virtual)");
+            auto tmpl = types.get(static_cast<std::size_t>(row), "model_template");
+            if (!tmpl) throw InputError(entry.node_types_file, tlabel, "model_template", "is missing");
+            std::string model = *tmpl;
+            auto colon = model.find(':');
+            if (colon != std::string::npos) {
+              if (model.substr(0, colon) != "nest")
+                throw InputError(entry.node_types_file, tlabel, "model_template",
+                                 "\"" + *tmpl + "\" is not supported (nest:glif_psc, nest:iaf_psc_alpha)");
+              model = model.substr(colon + 1);
+            }
+            auto dp = types.get(static_cast<std::size_t>(row), "dynamics_params");
+            if (!dp) throw InputError(entry.node_types_file, tlabel, "dynamics_params", "is missing");
+            const std::string dp_path = join(cfg.point_neuron_models_dir, *dp);
+            if (model != "glif_psc" && model != "iaf_psc_alpha")
+              throw InputError(entry.node_types_file, tlabel, "model_template",
+                               "model \"" + *tmpl + "\" is not supported (nest:glif_psc, nest:iaf_psc_alpha)");
+            json pj = read_json_file(dp_path, entry.node_types_file, tlabel, "dynamics_params");
+            info.params = parse_neuron_params(model, pj, dp_path, tlabel);
+            info.derived = derive_neuron(info.params, cfg.dt);
+          }
+          it = type_cache.emplace(t, std::move(info)).first;
+        }
+        per_node[i] = &it->second;
+        if (it->second.is_virtual) ++n_virtual;
+      }
+      if (n_virtual != 0 && static_cast<std::size_t>(n_virtual) != n)
+        throw InputError(entry.nodes_file, where, "model_type",
+                         "the population mixes virtual and simulated nodes, which is not supported");
+      pop.is_virtual = (n > 0 && n_virtual > 0);
+      const int pidx = static_cast<int>(net.populations.size());
+      if (!pop.is_virtual) {
+        pop.offset = net.n_neurons;
+        for (std::size_t i = 0; i < n; ++i) {
+          net.neurons.push_back(per_node[i]->derived);
+          params_out.push_back(per_node[i]->params);
+          net.neuron_population.push_back(pidx);
+          net.neuron_node_id.push_back(pop.node_ids[i]);
+        }
+        net.n_neurons += pop.size;
+      }
+      net.populations.push_back(std::move(pop));
+    }
+  }
+}
+
+struct EdgeTypeInfo {
+  std::optional<double> syn_weight, delay, nsyns;
+  int receptor = 0;
+  bool warned = false;
+};
+
+void read_edges(const SimulationConfig& cfg, Network& net, const std::vector<NeuronParams>& params) {
+  std::vector<IdIndex> index;
+  for (const auto& p : net.populations) index.emplace_back(p.node_ids);
+  auto pop_index = [&](const std::string& name) -> int {
+    for (std::size_t i = 0; i < net.populations.size(); ++i)
+      if (net.populations[i].name == name) return static_cast<int>(i);
+    return -1;
+  };
+  // projection 0: recurrent
+  net.projections.clear();
+  Projection rec;
+  rec.recurrent = true;
+  rec.n_sources = net.n_neurons;
+  net.projections.push_back(std::move(rec));
+
+  for (const auto& entry : cfg.edges) {
+    auto file = h5::File::open_read(entry.edges_file);
+    auto types = CsvTable::read(entry.edge_types_file);
+    if (!types.has_column("edge_type_id"))
+      throw InputError(entry.edge_types_file, "", "edge_type_id", "column is missing");
+    if (!file.is_group("/edges")) throw InputError(entry.edges_file, "", "/edges", "group is missing");
+    for (const std::string& ename : file.children("/edges")) {
+      const std::string base = "/edges/" + ename;
+      if (!file.is_group(base)) continue;
+      const std::string where = "edge population '" + ename + "'";
+      const std::string src_ds = base + "/source_node_id", trg_ds = base + "/target_node_id";
+      const std::string src_name = file.read_attr_string(src_ds, "node_population");
+      const std::string trg_name = file.read_attr_string(trg_ds, "node_population");
+      const int sp = pop_index(src_name), tp = pop_index(trg_name);
+      if (sp < 0)
+        throw InputError(entry.edges_file, where, "source_node_id",
+                         "source population '" + src_name + "' is not among the loaded node files");
+      if (tp < 0)
+        throw InputError(entry.edges_file, where, "target_node_id",
+                         "target population '" + trg_name + "' is not among the loaded node files");
+      if (net.populations[static_cast<std::size_t>(tp)].is_virtual)
+        throw InputError(entry.edges_file, where, "target_node_id",
+                         "edges into the virtual population '" + trg_name + "' are not allowed");
+      const auto src = file.read_int(src_ds);
+      const auto trg = file.read_int(trg_ds);
+      const auto etype = file.read_int(base + "/edge_type_id");
+      const std::size_t ne = src.size();
+      auto check_len = [&](const std::vector<std::int64_t>& v, const char* f) {
+        if (v.size() != ne)
+          throw InputError(entry.edges_file, where, f,
+                           "has " + std::to_string(v.size()) + " entries but source_node_id has " +
+                               std::to_string(ne));
+      };
+      check_len(trg, "target_node_id");
+      check_len(etype, "edge_type_id");
+      std::vector<std::int64_t> egid(ne, 0), egidx(ne);
+      for (std::size_t i = 0; i < ne; ++i) egidx[i] = static_cast<std::int64_t>(i);
+      if (file.is_dataset(base + "/edge_group_id")) {
+        egid = file.read_int(base + "/edge_group_id");
+        check_len(egid, "edge_group_id");
+      }
+      if (file.is_dataset(base + "/edge_group_index")) {
+        egidx = file.read_int(base + "/edge_group_index");
+        check_len(egidx, "edge_group_index");
+      }
+      // per-group optional per-edge columns
+      struct GroupCols {
+        std::vector<double> syn_weight, delay, nsyns;
+      };
+      std::map<std::int64_t, GroupCols> groups;
+      for (std::size_t i = 0; i < ne; ++i) {
+        if (groups.count(egid[i])) continue;
+        GroupCols gc;
+        const std::string g = base + "/" + std::to_string(egid[i]);
+        if (file.is_group(g)) {
+          if (file.is_dataset(g + "/syn_weight")) gc.syn_weight = file.read_double(g + "/syn_weight");
+          if (file.is_dataset(g + "/delay")) gc.delay = file.read_double(g + "/delay");
+          if (file.is_dataset(g + "/nsyns")) gc.nsyns = file.read_double(g + "/nsyns");
+          else if (file.is_dataset(g + "/n_syns_")) gc.nsyns = file.read_double(g + "/n_syns_");
+        }
+        groups.emplace(egid[i], std::move(gc));
+      }
+      std::map<std::int64_t, EdgeTypeInfo> tcache;
+      auto type_info = [&](std::int64_t t) -> EdgeTypeInfo& {
+        auto it = tcache.find(t);
+        if (it != tcache.end()) return it->second;
+        const std::string tlabel = where + " edge type " + std::to_string(t);
+        const long row = types.find_row("edge_type_id", t);
+        if (row < 0)
+          throw InputError(entry.edge_types_file, tlabel, "edge_type_id",
+                           "edge type " + std::to_string(t) + " used in " + entry.edges_file + " is not listed");
+        const std::size_t r = static_cast<std::size_t>(row);
+        EdgeTypeInfo info;
+        info.syn_weight = types.get_double(r, "syn_weight", tlabel);
+        info.delay = types.get_double(r, "delay", tlabel);
+        info.nsyns = types.get_double(r, "nsyns", tlabel);
+        if (auto dp = types.get(r, "dynamics_params")) {
+          const std::string path = join(cfg.synaptic_models_dir, *dp);
+          json sj = read_json_file(path, entry.edge_types_file, tlabel, "dynamics_params");
+          if (sj.contains("receptor_type")) {
+            if (!sj["receptor_type"].is_number_integer())
+              throw InputError(path, tlabel, "receptor_type", "must be an integer");
+            info.receptor = sj["receptor_type"].get<int>();
+          }
+        }
+        if (types.get(r, "weight_function"))
+          log::get()->warn("{}: {}: weight_function '{}' cannot be executed; using syn_weight * nsyns",
+                           entry.edge_types_file, tlabel, *types.get(r, "weight_function"));
+        return tcache.emplace(t, info).first->second;
+      };
+
+      const bool recurrent = !net.populations[static_cast<std::size_t>(sp)].is_virtual;
+      int proj_idx = 0;
+      if (!recurrent) {
+        proj_idx = net.projection_of(src_name);
+        if (proj_idx < 0) {
+          Projection p;
+          p.source_population = src_name;
+          p.n_sources = net.populations[static_cast<std::size_t>(sp)].size;
+          net.projections.push_back(std::move(p));
+          proj_idx = static_cast<int>(net.projections.size()) - 1;
+        }
+      }
+      Projection& proj = net.projections[static_cast<std::size_t>(proj_idx)];
+      const int epop = static_cast<int>(net.edge_populations.size());
+      net.edge_populations.push_back({ename, entry.edges_file, src_name, trg_name, static_cast<std::int64_t>(ne)});
+      const Population& SP = net.populations[static_cast<std::size_t>(sp)];
+      const Population& TP = net.populations[static_cast<std::size_t>(tp)];
+      for (std::size_t i = 0; i < ne; ++i) {
+        const std::string elabel = where + " edge " + std::to_string(i);
+        const std::int64_t srow = index[static_cast<std::size_t>(sp)].row(src[i]);
+        const std::int64_t trow = index[static_cast<std::size_t>(tp)].row(trg[i]);
+        if (srow < 0)
+          throw InputError(entry.edges_file, elabel, "source_node_id",
+                           "node id " + std::to_string(src[i]) + " is not in population '" + src_name + "'");
+        if (trow < 0)
+          throw InputError(entry.edges_file, elabel, "target_node_id",
+                           "node id " + std::to_string(trg[i]) + " is not in population '" + trg_name + "'");
+        EdgeTypeInfo& ti = type_info(etype[i]);
+        const GroupCols& gc = groups[egid[i]];
+        const std::size_t gi = static_cast<std::size_t>(egidx[i]);
+        auto pick = [&](const std::vector<double>& col, const std::optional<double>& csv, const char* f,
+                        bool required, double dflt) -> double {
+          if (!col.empty()) {
+            if (gi >= col.size())
+              throw InputError(entry.edges_file, elabel, "edge_group_index",
+                               "index " + std::to_string(gi) + " is outside the group's " + f + " dataset");
+            return col[gi];
+          }
+          if (csv) return *csv;
+          if (required)
+            throw InputError(entry.edge_types_file, where + " edge type " + std::to_string(etype[i]), f,
+                             "is missing (neither in the edges file nor in the edge types table)");
+          return dflt;
+        };
+        const double syn_weight = pick(gc.syn_weight, ti.syn_weight, "syn_weight", true, 0);
+        const double delay_ms = pick(gc.delay, ti.delay, "delay", true, 0);
+        const double nsyns = pick(gc.nsyns, ti.nsyns, "nsyns", false, 1.0);
+        const double w = syn_weight * nsyns;
+        if (!std::isfinite(w)) throw InputError(entry.edges_file, elabel, "syn_weight", "is not finite");
+        if (!std::isfinite(delay_ms)) throw InputError(entry.edges_file, elabel, "delay", "is not finite");
+        const double dsteps = std::nearbyint(delay_ms / cfg.dt);  // round half to even
+        if (dsteps < 1)
+          throw InputError(entry.edges_file, elabel, "delay",
+                           "delay " + std::to_string(delay_ms) + " ms rounds to " + std::to_string(int(dsteps)) +
+                               " steps of dt = " + std::to_string(cfg.dt) + " ms; at least 1 step is required");
+        const std::int64_t tgt = TP.offset + trow;
+        const NeuronParams& np = params[static_cast<std::size_t>(tgt)];
+        int channel = 0;
+        if (np.kind == ModelKind::GlifPsc) {
+          const int nr = num_channels(np);
+          if (ti.receptor < 1 || ti.receptor > nr)
+            throw InputError(entry.edge_types_file, where + " edge type " + std::to_string(etype[i]), "receptor_type",
+                             "receptor port " + std::to_string(ti.receptor) + " is outside 1.." +
+                                 std::to_string(nr) + " (len(tau_syn)) of target node type " +
+                                 std::to_string(TP.node_type_ids[static_cast<std::size_t>(trow)]));
+          channel = ti.receptor - 1;
+        } else {
+          if (ti.receptor != 0)
+            throw InputError(entry.edge_types_file, where + " edge type " + std::to_string(etype[i]), "receptor_type",
+                             "must be 0 for iaf_psc_alpha targets, got " + std::to_string(ti.receptor));
+          channel = w >= 0 ? 0 : 1;
+        }
+        proj.source.push_back(recurrent ? SP.offset + srow : srow);
+        proj.target.push_back(tgt);
+        proj.channel.push_back(channel);
+        proj.delay_steps.push_back(static_cast<int>(dsteps));
+        proj.weight_pA.push_back(w);
+        proj.weight.push_back(w / net.neurons[static_cast<std::size_t>(tgt)].vs);
+        proj.edge_population.push_back(epop);
+        proj.edge_row.push_back(static_cast<std::int64_t>(i));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Network build_network(const SimulationConfig& cfg) {
+  Network net;
+  net.dt = cfg.dt;
+  std::vector<NeuronParams> params;
+  read_nodes(cfg, net, params);
+  if (net.n_neurons == 0) throw InputError(cfg.path, "networks", "nodes", "no simulated (non-virtual) neurons");
+  read_edges(cfg, net, params);
+  net.n_channels = 1;
+  for (const auto& p : params) net.n_channels = std::max(net.n_channels, num_channels(p));
+  net.max_delay = 1;
+  for (const auto& pr : net.projections)
+    for (int d : pr.delay_steps) net.max_delay = std::max(net.max_delay, d);
+  return net;
+}
+
+}  // namespace dpointnet

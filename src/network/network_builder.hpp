@@ -1,0 +1,11 @@
+// Reads the SONATA circuit named by a simulation config into a Network (SONATA.md sections 2, 3).
+#pragma once
+#include "config/simulation_config.hpp"
+#include "network/network.hpp"
+
+namespace dpointnet {
+
+// Throws InputError naming the file, population/node type/edge type and field for every malformed input.
+Network build_network(const SimulationConfig& cfg);
+
+}  // namespace dpointnet

@@ -1,0 +1,135 @@
+#include "network/neuron_model.hpp"
+
+#include <cmath>
+
+#include "util/error.hpp"
+
+using nlohmann::json;
+
+namespace dpointnet {
+
+namespace {
+
+struct P {
+  const json& j;
+  const std::string& file;
+  const std::string& label;
+  bool has(const char* k) const { return j.contains(k) && !j[k].is_null(); }
+  double num(const char* k) const {
+    if (!has(k)) throw InputError(file, label, k, "is required");
+    if (!j[k].is_number()) throw InputError(file, label, k, "must be a number, got " + j[k].dump());
+    double v = j[k].get<double>();
+    if (!std::isfinite(v)) throw InputError(file, label, k, "must be finite");
+    return v;
+  }
+  double num_or(const char* k, double d) const { return has(k) ? num(k) : d; }
+  std::vector<double> vec(const char* k) const {
+    if (!has(k)) throw InputError(file, label, k, "is required");
+    std::vector<double> out;
+    const json& v = j[k];
+    if (v.is_number()) return {num(k)};
+    if (!v.is_array()) throw InputError(file, label, k, "must be a list of numbers");
+    for (const json& x : v) {
+      if (!x.is_number() || !std::isfinite(x.get<double>()))
+        throw InputError(file, label, k, "must be a list of finite numbers, got " + v.dump());
+      out.push_back(x.get<double>());
+    }
+    return out;
+  }
+  bool flag(const char* k, bool d) const {
+    if (!has(k)) return d;
+    if (!j[k].is_boolean()) throw InputError(file, label, k, "must be true or false");
+    return j[k].get<bool>();
+  }
+  void positive(const char* k, double v) const {
+    if (!(v > 0)) throw InputError(file, label, k, "must be > 0, got " + std::to_string(v));
+  }
+};
+
+}  // namespace
+
+NeuronParams parse_neuron_params(const std::string& model, const json& params, const std::string& file,
+                                 const std::string& label) {
+  if (!params.is_object()) throw InputError(file, label, "", "dynamics_params must be a JSON object");
+  P p{params, file, label};
+  NeuronParams n;
+  if (model == "glif_psc") {
+    if (params.contains("type") && params["type"].is_string() && params["type"].get<std::string>() == "GLIF")
+      throw InputError(file, label, "type",
+                       "raw Allen Cell Types GLIF configs are not supported; convert them to NEST glif_psc "
+                       "parameters first (BMTK convert_aibs2nest)");
+    n.kind = ModelKind::GlifPsc;
+    n.V_th = p.num("V_th");
+    n.E_L = p.num("E_L");
+    n.V_reset = p.num("V_reset");
+    n.g = p.num("g");
+    n.C_m = p.num("C_m");
+    n.t_ref = p.num("t_ref");
+    n.tau_syn = p.vec("tau_syn");
+    if (n.tau_syn.empty()) throw InputError(file, label, "tau_syn", "must list at least one receptor time constant");
+    if (p.flag("spike_dependent_threshold", false))
+      throw InputError(file, label, "spike_dependent_threshold", "GLIF2/4/5 (true) are not supported; only GLIF1/3");
+    if (p.flag("adapting_threshold", false))
+      throw InputError(file, label, "adapting_threshold", "GLIF5 (true) is not supported; only GLIF1/3");
+    if (p.flag("after_spike_currents", true)) {
+      auto amps = p.vec("asc_amps");
+      auto dec = p.vec("asc_decay");
+      if (amps.size() != dec.size())
+        throw InputError(file, label, "asc_amps", "must have as many entries as asc_decay");
+      if (amps.size() > static_cast<std::size_t>(kNumAsc))
+        throw InputError(file, label, "asc_amps", "at most 2 after-spike currents are supported");
+      for (std::size_t k = 0; k < amps.size(); ++k) {
+        p.positive("asc_decay", dec[k]);
+        n.asc_amps[k] = amps[k];
+        n.asc_decay[k] = dec[k];
+      }
+    }
+  } else if (model == "iaf_psc_alpha") {
+    n.kind = ModelKind::IafPscAlpha;
+    n.E_L = p.num_or("E_L", -70.0);
+    n.V_th = p.num_or("V_th", -55.0);
+    n.V_reset = p.num_or("V_reset", -70.0);
+    n.C_m = p.num_or("C_m", 250.0);
+    const double tau_m = p.num_or("tau_m", 10.0);
+    p.positive("tau_m", tau_m);
+    n.g = n.C_m / tau_m;
+    n.t_ref = p.num_or("t_ref", 2.0);
+    n.tau_syn = {p.num_or("tau_syn_ex", 2.0), p.num_or("tau_syn_in", 2.0)};
+    if (p.num_or("I_e", 0.0) != 0.0)
+      throw InputError(file, label, "I_e", "a non-zero constant current is not supported");
+  } else {
+    throw InputError(file, label, "model_template",
+                     "model \"nest:" + model + "\" is not supported (nest:glif_psc, nest:iaf_psc_alpha)");
+  }
+  p.positive("C_m", n.C_m);
+  p.positive("g", n.g);
+  p.positive("t_ref", n.t_ref);
+  for (double t : n.tau_syn) p.positive(n.kind == ModelKind::GlifPsc ? "tau_syn" : "tau_syn_ex/tau_syn_in", t);
+  if (!(n.V_th > n.E_L))
+    throw InputError(file, label, "V_th", "must be above E_L (V_th = " + std::to_string(n.V_th) +
+                                              ", E_L = " + std::to_string(n.E_L) + ")");
+  if (!(n.V_reset < n.V_th)) throw InputError(file, label, "V_reset", "must be below V_th");
+  return n;
+}
+
+DerivedNeuron derive_neuron(const NeuronParams& p, double dt) {
+  DerivedNeuron d;
+  d.vs = p.V_th - p.E_L;
+  d.E_L = p.E_L;
+  const double tau_m = p.C_m / p.g;
+  d.decay = std::exp(-dt / tau_m);
+  d.current_factor = (1.0 - d.decay) / p.g;
+  d.v_reset = (p.V_reset - p.E_L) / d.vs;
+  d.t_ref_steps = std::max(1, static_cast<int>(std::ceil(p.t_ref / dt - 1e-9)));
+  for (int k = 0; k < kNumAsc; ++k) {
+    d.asc_amps[k] = p.asc_amps[k] / d.vs;
+    d.asc_decay[k] = std::exp(-dt * p.asc_decay[k]);
+  }
+  for (double tau : p.tau_syn) {
+    d.syn_decay.push_back(std::exp(-dt / tau));
+    d.psc_initial.push_back(std::exp(1.0) / tau);
+  }
+  return d;
+}
+
+}  // namespace dpointnet

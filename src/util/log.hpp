@@ -1,0 +1,13 @@
+// Logging: spdlog to stderr, optionally also to a log file in the output directory.
+#pragma once
+#include <spdlog/spdlog.h>
+
+#include <string>
+
+namespace dpointnet::log {
+
+void init(const std::string& level = "info");
+void add_file(const std::string& path);
+std::shared_ptr<spdlog::logger> get();
+
+}  // namespace dpointnet::log
