@@ -38,6 +38,7 @@ struct NeuronStepFunctor {
   Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> u;  // synaptic drive [B][R][N]
   SpikeRing<MemSpace> ring;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_out;  // optional [B][N] copy of v' (may be empty)
+  Kokkos::View<Real*, MemSpace> i_ext;  // normalized external (clamp) current per neuron, same for all samples
   Real dt;
   int n, slot_prev, slot_now;
   bool have_prev;
@@ -62,7 +63,7 @@ struct NeuronStepFunctor {
       asum += a;
       s.asc(b, j, i) = k.asc_decay(j, i) * a + zp * k.asc_amps(j, i);
     }
-    const Real cur = psum + asum;
+    const Real cur = (psum + asum) + i_ext(i);
     const Real vn = k.decay(i) * s.v(b, i) + k.current_factor(i) * cur - zp * (Real(1) - k.v_reset(i));
     int rn = static_cast<int>(s.r(b, i)) + static_cast<int>(zp) * k.t_ref_steps(i) - 1;
     rn = rn > 0 ? rn : 0;

@@ -20,7 +20,7 @@ json parse_file(const std::string& path) {
   if (!in) throw InputError(path, "", "", "config file does not exist or cannot be read");
   try {
     return json::parse(in, nullptr, true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw InputError(path, "", "", std::string("invalid JSON: ") + e.what());
   }
 }
@@ -102,7 +102,7 @@ std::map<std::string, json> resolve_manifest(const json& doc, const std::string&
   if (!pending.empty()) {
     std::string names;
     for (auto& kv : pending) names += " $" + kv.first;
-    throw InputError(path, "manifest", "", "unable to resolve manifest variables (cycle):" + names);
+    throw InputError(path, "", "manifest", "unable to resolve manifest variables (cycle):" + names);
   }
   return vars;
 }

@@ -144,9 +144,34 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
           throw InputError(c.path, sec, "rate", "is required (Hz) for input_type rates (or give \"rates\")");
         }
         if (s.rate_hz < 0) throw InputError(c.path, sec, "rate", "must be >= 0");
+      } else if (type == "current_clamp") {
+        s.kind = InputKind::CurrentClamp;
+        auto list = [&](const char* key) {
+          std::vector<double> v;
+          if (!in.contains(key)) throw InputError(c.path, sec, key, "is required for input_type current_clamp");
+          const json& x = in[key];
+          if (x.is_number()) v.push_back(r.number(in, sec, key));
+          else if (x.is_array()) {
+            for (const json& e : x) {
+              if (!e.is_number() || !std::isfinite(e.get<double>()))
+                throw InputError(c.path, sec, key, "must be a number or a list of finite numbers");
+              v.push_back(e.get<double>());
+            }
+          } else throw InputError(c.path, sec, key, "must be a number or a list of numbers");
+          return v;
+        };
+        s.amp_pA = list("amp");
+        s.delay_ms = list("delay");
+        s.duration_ms = list("duration");
+        if (s.amp_pA.size() != s.delay_ms.size() || s.amp_pA.size() != s.duration_ms.size())
+          throw InputError(c.path, sec, "amp", "amp, delay and duration must have the same number of entries");
+        for (std::size_t q = 0; q < s.amp_pA.size(); ++q) {
+          if (s.delay_ms[q] < 0) throw InputError(c.path, sec, "delay", "must be >= 0");
+          if (s.duration_ms[q] < 0) throw InputError(c.path, sec, "duration", "must be >= 0");
+        }
       } else {
         throw InputError(c.path, sec, "input_type",
-                         "\"" + type + "\" is not supported (spikes, rates or poisson)");
+                         "\"" + type + "\" is not supported (spikes, rates, poisson or current_clamp)");
       }
       c.inputs.push_back(std::move(s));
     }

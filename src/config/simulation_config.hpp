@@ -15,7 +15,7 @@ struct EdgesEntry {
   std::string edges_file, edge_types_file;
 };
 
-enum class InputKind { SpikeFile, Rates, Poisson };
+enum class InputKind { SpikeFile, Rates, Poisson, CurrentClamp };
 
 struct InputSpec {
   std::string name;      // key in the `inputs` section; also the RNG purpose (hashed)
@@ -24,6 +24,8 @@ struct InputSpec {
   std::string file;      // spike file (SpikeFile)
   double rate_hz = 0;    // Rates / Poisson: one rate for every node
   std::vector<double> rates_hz;  // Rates: optional per-node rates
+  // CurrentClamp (BMTK IClamp): pulses of amp pA from delay ms for duration ms, on a simulated population
+  std::vector<double> amp_pA, delay_ms, duration_ms;
 };
 
 struct VoltageReport {

@@ -19,6 +19,7 @@ struct GeneratorOptions {
   double bkg_rate_hz = 250.0;          // Poisson rate of the background input
   std::string out_dir;                 // directory to create
   bool overwrite = false;
+  bool gzip = false;                   // gzip-compress the edge datasets (smaller files, slower to write)
 };
 
 // Writes <out_dir>/network/{v1,lgn,bkg}_nodes.h5, *_node_types.csv, {v1_v1,lgn_v1,bkg_v1}_edges.h5 + types,

@@ -1,6 +1,7 @@
 #include "inputs/input_schedule.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -45,11 +46,41 @@ StampedSpikes stamp_spike_file(const std::string& file, const Population& pop, d
   return s;
 }
 
+std::vector<CurrentPulse> prepare_current_clamps(const SimulationConfig& cfg, const Network& net) {
+  std::vector<CurrentPulse> out;
+  for (const InputSpec& in : cfg.inputs) {
+    if (in.kind != InputKind::CurrentClamp) continue;
+    const std::string sec = "inputs." + in.name;
+    std::vector<std::int64_t> neurons;
+    if (in.node_set != "all") {
+      const Population* pop = net.find_population(in.node_set);
+      if (!pop || pop->is_virtual)
+        throw InputError(cfg.path, sec, "node_set",
+                         "'" + in.node_set + "' is not a simulated population (current clamps drive neurons)");
+    }
+    for (std::int64_t i = 0; i < net.n_neurons; ++i) {
+      const auto& p = net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
+      if (in.node_set == "all" || p.name == in.node_set) neurons.push_back(i);
+    }
+    for (std::size_t q = 0; q < in.amp_pA.size(); ++q) {
+      CurrentPulse pulse;
+      pulse.name = in.name;
+      pulse.neurons = neurons;
+      for (std::int64_t i : neurons) pulse.amp.push_back(in.amp_pA[q] / net.neurons[static_cast<std::size_t>(i)].vs);
+      pulse.first_step = static_cast<std::int64_t>(std::nearbyint(in.delay_ms[q] / cfg.dt));
+      pulse.end_step = static_cast<std::int64_t>(std::nearbyint((in.delay_ms[q] + in.duration_ms[q]) / cfg.dt));
+      out.push_back(std::move(pulse));
+    }
+  }
+  return out;
+}
+
 std::vector<PreparedInput> prepare_inputs(const SimulationConfig& cfg, const Network& net, std::int64_t n_steps) {
   std::vector<PreparedInput> out;
   std::map<std::string, std::string> used;  // population -> input name
   for (const InputSpec& in : cfg.inputs) {
     const std::string sec = "inputs." + in.name;
+    if (in.kind == InputKind::CurrentClamp) continue;
     const Population* pop = net.find_population(in.node_set);
     if (!pop)
       throw InputError(cfg.path, sec, "node_set", "'" + in.node_set + "' is not a population of the network");
@@ -72,6 +103,8 @@ std::vector<PreparedInput> prepare_inputs(const SimulationConfig& cfg, const Net
     }
     const std::size_t n = static_cast<std::size_t>(pop->size);
     if (in.kind == InputKind::SpikeFile) {
+      if (!std::filesystem::exists(in.file))
+        throw InputError(cfg.path, sec, "input_file", "names a spike file that does not exist: " + in.file);
       p.spikes = stamp_spike_file(in.file, *pop, cfg.dt, n_steps);
       if (p.spikes.n_after_end > 0)
         log::get()->info("{}: {} spikes after the end of the run ({} ms) are ignored", in.file, p.spikes.n_after_end,

@@ -34,6 +34,18 @@ struct PreparedInput {
 // Validates the config's inputs against the network (node_set must be a virtual population with edges, at
 // most one input per population) and prepares them. Virtual populations with edges but no input are silent
 // and reported with a warning.
+// A current pulse (normalized by each target's threshold gap) active in steps [first_step, end_step).
+struct CurrentPulse {
+  std::string name;
+  std::vector<std::int64_t> neurons;  // global indices
+  std::vector<double> amp;            // amp_pA / vs per neuron
+  std::int64_t first_step = 0, end_step = 0;
+};
+
+// Current clamps of the config (input_type current_clamp) on simulated populations ("all" for every one).
+// A pulse with delay t0 and duration L covers steps round(t0/dt) .. round((t0+L)/dt) - 1.
+std::vector<CurrentPulse> prepare_current_clamps(const SimulationConfig& cfg, const Network& net);
+
 std::vector<PreparedInput> prepare_inputs(const SimulationConfig& cfg, const Network& net, std::int64_t n_steps);
 
 }  // namespace dpointnet

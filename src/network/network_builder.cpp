@@ -42,7 +42,7 @@ json read_json_file(const std::string& path, const std::string& referrer, const 
   if (!in) throw InputError(referrer, label, field, "names a JSON file that does not exist: " + path);
   try {
     return json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw InputError(path, label, "", std::string("invalid JSON: ") + e.what());
   }
 }
@@ -76,8 +76,16 @@ struct NodeTypeInfo {
   DerivedNeuron derived;
 };
 
+void require_file(const SimulationConfig& cfg, const std::string& section, const std::string& key,
+                  const std::string& path) {
+  if (!fs::exists(path)) throw InputError(cfg.path, section, key, "names a file that does not exist: " + path);
+}
+
 void read_nodes(const SimulationConfig& cfg, Network& net, std::vector<NeuronParams>& params_out) {
-  for (const auto& entry : cfg.nodes) {
+  for (std::size_t ni = 0; ni < cfg.nodes.size(); ++ni) {
+    const auto& entry = cfg.nodes[ni];
+    require_file(cfg, "networks.nodes[" + std::to_string(ni) + "]", "nodes_file", entry.nodes_file);
+    require_file(cfg, "networks.nodes[" + std::to_string(ni) + "]", "node_types_file", entry.node_types_file);
     auto file = h5::File::open_read(entry.nodes_file);
     auto types = CsvTable::read(entry.node_types_file);
     if (!types.has_column("node_type_id"))
@@ -208,7 +216,10 @@ void read_edges(const SimulationConfig& cfg, Network& net, const std::vector<Neu
   rec.n_sources = net.n_neurons;
   net.projections.push_back(std::move(rec));
 
-  for (const auto& entry : cfg.edges) {
+  for (std::size_t ei = 0; ei < cfg.edges.size(); ++ei) {
+    const auto& entry = cfg.edges[ei];
+    require_file(cfg, "networks.edges[" + std::to_string(ei) + "]", "edges_file", entry.edges_file);
+    require_file(cfg, "networks.edges[" + std::to_string(ei) + "]", "edge_types_file", entry.edge_types_file);
     auto file = h5::File::open_read(entry.edges_file);
     auto types = CsvTable::read(entry.edge_types_file);
     if (!types.has_column("edge_type_id"))

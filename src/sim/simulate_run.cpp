@@ -49,13 +49,14 @@ struct Progress {
 
 template <class Real>
 SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, const std::vector<PreparedInput>& inputs,
-                              int batch, const std::vector<ReportPlan>& reports, bool progress) {
+                              int batch, const std::vector<ReportPlan>& reports, const std::vector<CurrentPulse>& pulses, bool progress) {
   SimOptions opt;
   opt.batch_size = batch;
   opt.n_steps = cfg.n_steps;
   opt.seed = cfg.seed;
   opt.record_v = !reports.empty();
   Simulator<Real> sim(net, inputs, opt);
+  sim.set_current_pulses(pulses);
   sim.reset();
   // spikes per sample and population
   std::vector<std::map<std::string, SpikeTrains>> spikes(static_cast<std::size_t>(batch));
@@ -157,6 +158,7 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
            Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
   Network net = build_network(cfg);
   std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
+  std::vector<CurrentPulse> pulses = prepare_current_clamps(cfg, net);
   lg->info("network: {} neurons in {} populations, {} edges ({} recurrent), {} channels, max delay {} steps",
            net.n_neurons, net.populations.size(), net.n_edges(), net.projections[0].size(), net.n_channels,
            net.max_delay);
@@ -196,8 +198,8 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   }
   lg->info("running {} steps of {} ms, batch {}", cfg.n_steps, cfg.dt, cfg.batch_size);
   SimulateSummary s = cfg.double_precision
-                          ? simulate_impl<double>(cfg, net, inputs, cfg.batch_size, reports, cmd.progress)
-                          : simulate_impl<float>(cfg, net, inputs, cfg.batch_size, reports, cmd.progress);
+                          ? simulate_impl<double>(cfg, net, inputs, cfg.batch_size, reports, pulses, cmd.progress)
+                          : simulate_impl<float>(cfg, net, inputs, cfg.batch_size, reports, pulses, cmd.progress);
   lg->info("done: {} spikes, mean rate {:.3f} Hz, {:.2f} s", s.n_spikes, s.mean_rate_hz, s.wall_s);
   return s;
 }

@@ -29,7 +29,7 @@ struct RecordedChunk {
   std::int64_t first_step = 0;
   int n_steps = 0;
   Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Kokkos::HostSpace> z;
-  Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace> v;
+  Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> v;
 };
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
@@ -41,6 +41,8 @@ class Simulator {
   ~Simulator();
 
   void reset();  // all state zero, step counter 0
+  // External current pulses (current clamps), the same for every sample.
+  void set_current_pulses(const std::vector<CurrentPulse>& pulses);
   // Advances `steps` steps; every full (or the last partial) chunk of recorded steps goes to `sink`.
   void run(std::int64_t steps, const std::function<void(const RecordedChunk&)>& sink);
   std::int64_t current_step() const { return t_; }
@@ -68,8 +70,11 @@ class Simulator {
   kernels::GroupedEdges<Real, MemSpace> recurrent_;
   std::vector<std::unique_ptr<InputRuntime>> inputs_;
   Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, MemSpace> rec_z_;
-  Kokkos::View<float***, Kokkos::LayoutRight, MemSpace> rec_v_;
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> rec_v_;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_step_;
+  Kokkos::View<Real*, MemSpace> i_ext_;
+  std::vector<CurrentPulse> pulses_;
+  void update_current(std::int64_t t);
   bool count_events_ = false;
   double events_ = 0;
 };

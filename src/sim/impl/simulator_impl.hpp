@@ -152,11 +152,33 @@ Simulator<Real, ExecSpace>::Simulator(const Network& net, const std::vector<Prep
   }
   rec_z_ = decltype(rec_z_)("record.z", opt_.record_chunk, B_, N);
   if (opt_.record_v) rec_v_ = decltype(rec_v_)("record.v", opt_.record_chunk, B_, N);
+  i_ext_ = decltype(i_ext_)("neuron.i_ext", N);
   v_step_ = decltype(v_step_)("record.v_step", opt_.record_v ? B_ : 0, opt_.record_v ? N : 0);
 }
 
 template <class Real, class ExecSpace>
 Simulator<Real, ExecSpace>::~Simulator() = default;
+
+template <class Real, class ExecSpace>
+void Simulator<Real, ExecSpace>::set_current_pulses(const std::vector<CurrentPulse>& pulses) {
+  pulses_ = pulses;
+  update_current(t_);
+}
+
+// Recomputes the external current from the pulses active at step t (only when the active set changes).
+template <class Real, class ExecSpace>
+void Simulator<Real, ExecSpace>::update_current(std::int64_t t) {
+  bool change = (t == 0);
+  for (const auto& p : pulses_) change = change || p.first_step == t || p.end_step == t;
+  if (!change || pulses_.empty()) return;
+  auto h = Kokkos::create_mirror_view(i_ext_);
+  std::vector<double> acc(static_cast<std::size_t>(N_), 0.0);
+  for (const auto& p : pulses_)
+    if (p.first_step <= t && t < p.end_step)
+      for (std::size_t q = 0; q < p.neurons.size(); ++q) acc[static_cast<std::size_t>(p.neurons[q])] += p.amp[q];
+  for (std::int64_t i = 0; i < N_; ++i) h(i) = static_cast<Real>(acc[static_cast<std::size_t>(i)]);
+  Kokkos::deep_copy(i_ext_, h);
+}
 
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::reset() {
@@ -166,9 +188,11 @@ void Simulator<Real, ExecSpace>::reset() {
   Kokkos::deep_copy(state_.psc_rise, Real(0));
   Kokkos::deep_copy(state_.psc, Real(0));
   Kokkos::deep_copy(z_ring_, std::uint8_t(0));
+  Kokkos::deep_copy(i_ext_, Real(0));
   for (auto& in : inputs_) Kokkos::deep_copy(in->ring, std::uint16_t(0));
   t_ = 0;
   events_ = 0;
+  update_current(0);
 }
 
 namespace impl {
@@ -197,6 +221,7 @@ template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   const std::int64_t t = t_;
+  update_current(t);
   Kokkos::deep_copy(u_, Real(0));
   // 1. synaptic drive
   if (recurrent_.target.extent(0) > 0) {
@@ -214,7 +239,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   // 2-8. neurons
   const int slot_now = static_cast<int>(t % D_);
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
-  kernels::NeuronStepFunctor<Real, ExecSpace> nf{k_,      state_,    u_,        z_ring_, v_step_, static_cast<Real>(dt_),
+  kernels::NeuronStepFunctor<Real, ExecSpace> nf{k_,      state_,    u_,        z_ring_, v_step_, i_ext_, static_cast<Real>(dt_),
                                                  int(N_), slot_prev, slot_now, t > 0};
   Kokkos::parallel_for("dpointnet::neuron_step", Policy(0, std::int64_t(B_) * N_), nf);
   // inputs of this step, into their ring slot (read from the next step on)
@@ -251,7 +276,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
     const std::int64_t n = N_;
     Kokkos::parallel_for(
         "dpointnet::record_v", Policy(0, std::int64_t(B_) * N_), KOKKOS_LAMBDA(const std::int64_t idx) {
-          rv(static_cast<int>(idx / n), idx % n) = static_cast<float>(vs(static_cast<int>(idx / n), idx % n));
+          rv(static_cast<int>(idx / n), idx % n) = vs(static_cast<int>(idx / n), idx % n);
         });
   }
   ++t_;
@@ -261,6 +286,8 @@ template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<void(const RecordedChunk&)>& sink) {
   auto hz = Kokkos::create_mirror_view(rec_z_);
   auto hv = Kokkos::create_mirror_view(rec_v_);
+  Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> hv_d("record.v_host", hv.extent(0), hv.extent(1),
+                                                                        hv.extent(2));
   std::int64_t done = 0;
   while (done < steps) {
     const int n = static_cast<int>(std::min<std::int64_t>(opt_.record_chunk, steps - done));
@@ -268,14 +295,16 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
     for (int k = 0; k < n; ++k) step_once(k);
     if (sink) {
       Kokkos::deep_copy(hz, rec_z_);
-      if (opt_.record_v) Kokkos::deep_copy(hv, rec_v_);
+      if (opt_.record_v) {
+        Kokkos::deep_copy(hv, rec_v_);
+        for (std::size_t q = 0; q < hv.span(); ++q) hv_d.data()[q] = static_cast<double>(hv.data()[q]);
+      }
       RecordedChunk c;
       c.first_step = first;
       c.n_steps = n;
       c.z = Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Kokkos::HostSpace>(hz.data(), hz.extent(0),
                                                                                     hz.extent(1), hz.extent(2));
-      c.v = Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace>(hv.data(), hv.extent(0), hv.extent(1),
-                                                                            hv.extent(2));
+      c.v = hv_d;
       sink(c);
     } else {
       Kokkos::fence();
