@@ -1,8 +1,12 @@
 // Everything that differs between the Kokkos versions dpointnet supports (3.4 .. 4.x) lives here.
 #pragma once
 #include <Kokkos_Core.hpp>
+#if defined(KOKKOS_ENABLE_OPENMP)
+#include <omp.h>
+#endif
 
 #include <string>
+#include <type_traits>
 
 #if defined(KOKKOS_VERSION) && KOKKOS_VERSION >= 40000
 #define DPOINTNET_KOKKOS4 1
@@ -44,7 +48,7 @@ inline void initialize(const InitOptions& o) {
   Kokkos::initialize(s);
 #else
   Kokkos::InitArguments a;
-  a.num_threads = o.num_threads;
+  a.num_threads = o.num_threads > 0 ? o.num_threads : -1;
   a.device_id = o.device_id;
   Kokkos::initialize(a);
 #endif
@@ -53,6 +57,12 @@ inline void initialize(const InitOptions& o) {
 inline int concurrency() {
 #if DPOINTNET_KOKKOS4
   return Kokkos::DefaultExecutionSpace().concurrency();
+#elif defined(KOKKOS_ENABLE_OPENMP)
+  // Kokkos 3.x: OpenMP::concurrency() reports 0 outside parallel regions.
+  if constexpr (std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::OpenMP>::value)
+    return omp_get_max_threads();
+  else
+    return Kokkos::DefaultExecutionSpace::concurrency();
 #else
   return Kokkos::DefaultExecutionSpace::concurrency();
 #endif
