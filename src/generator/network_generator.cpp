@@ -195,19 +195,19 @@ struct SynType {
 
 // Recurrent: index = 2 * (source is I) + (target is I).
 const SynType kRecurrentTypes[4] = {
-    {100, "ei=='e'", "ei=='e'", "e2e.json", 1, 6.0, 2.5},
-    {101, "ei=='i'", "ei=='e'", "e2i.json", 3, 12.0, 2.5},
-    {102, "ei=='e'", "ei=='i'", "i2e.json", 2, -25.0, 2.5},
-    {103, "ei=='i'", "ei=='i'", "i2i.json", 4, -20.0, 2.5},
+    {100, "ei=='e'", "ei=='e'", "e2e.json", 1, 1.0, 2.5},
+    {101, "ei=='i'", "ei=='e'", "e2i.json", 3, 2.0, 2.5},
+    {102, "ei=='e'", "ei=='i'", "i2e.json", 2, -5.0, 2.5},
+    {103, "ei=='i'", "ei=='i'", "i2i.json", 4, -4.0, 2.5},
 };
 // Inputs: index = (target is I).
 const SynType kLgnTypes[2] = {
-    {200, "ei=='e'", "*", "LGN_to_GLIF.json", 1, 15.0, 1.7},
-    {201, "ei=='i'", "*", "LGN_to_GLIF.json", 1, 18.0, 1.7},
+    {200, "ei=='e'", "*", "LGN_to_GLIF.json", 1, 16.0, 1.7},
+    {201, "ei=='i'", "*", "LGN_to_GLIF.json", 1, 13.0, 1.7},
 };
 const SynType kBkgTypes[2] = {
-    {300, "ei=='e'", "*", "BKG_to_GLIF.json", 1, 9.0, 1.0},
-    {301, "ei=='i'", "*", "BKG_to_GLIF.json", 1, 9.0, 1.0},
+    {300, "ei=='e'", "*", "BKG_to_GLIF.json", 1, 10.0, 1.0},
+    {301, "ei=='i'", "*", "BKG_to_GLIF.json", 1, 8.0, 1.0},
 };
 constexpr double kWeightCv = 0.5;
 constexpr double kWeightTruncation = 3.0;

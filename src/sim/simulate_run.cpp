@@ -192,6 +192,9 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   fs::create_directories(cfg.output_dir);
   for (const auto& o : outputs) fs::create_directories(fs::path(o).parent_path());
   log::add_file(cfg.log_file);
+  struct FileSinkGuard {
+    ~FileSinkGuard() { log::remove_files(); }
+  } guard;
   {
     std::ofstream rj(resolved_path);
     rj << cfg.resolved.dump(2) << "\n";

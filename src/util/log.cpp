@@ -19,10 +19,16 @@ void init(const std::string& level) {
 }
 
 void add_file(const std::string& path) {
-  init();
+  get();
   auto fsink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, true);
   fsink->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
   g_logger->sinks().push_back(fsink);
+}
+
+void remove_files() {
+  if (!g_logger) return;
+  auto& sinks = g_logger->sinks();
+  if (sinks.size() > 1) sinks.erase(sinks.begin() + 1, sinks.end());
 }
 
 std::shared_ptr<spdlog::logger> get() {

@@ -8,6 +8,8 @@ namespace dpointnet::log {
 
 void init(const std::string& level = "info");
 void add_file(const std::string& path);
+// Removes the file sinks added by add_file (end of a run).
+void remove_files();
 std::shared_ptr<spdlog::logger> get();
 
 }  // namespace dpointnet::log

@@ -271,13 +271,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   Kokkos::deep_copy(Kokkos::subview(rec_z_, rec_index, Kokkos::ALL, Kokkos::ALL),
                     Kokkos::subview(z_ring_, slot_now, Kokkos::ALL, Kokkos::ALL));
   if (opt_.record_v) {
-    auto rv = Kokkos::subview(rec_v_, rec_index, Kokkos::ALL, Kokkos::ALL);
-    auto vs = v_step_;
-    const std::int64_t n = N_;
-    Kokkos::parallel_for(
-        "dpointnet::record_v", Policy(0, std::int64_t(B_) * N_), KOKKOS_LAMBDA(const std::int64_t idx) {
-          rv(static_cast<int>(idx / n), idx % n) = vs(static_cast<int>(idx / n), idx % n);
-        });
+    Kokkos::deep_copy(Kokkos::subview(rec_v_, rec_index, Kokkos::ALL, Kokkos::ALL), v_step_);
   }
   ++t_;
 }
