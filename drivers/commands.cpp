@@ -43,6 +43,7 @@ void register_commands(CLI::App& app, Commands& cmds) {
   g->add_option("--tstop", gen->tstop, "tstop (ms) of the written simulation config");
   g->add_option("--lgn-rate", gen->lgn_rate_hz, "LGN Bernoulli rate (Hz) in the simulation config");
   g->add_option("--bkg-rate", gen->bkg_rate_hz, "background Poisson rate (Hz) in the simulation config");
+  g->add_flag("--gzip", gen->gzip, "gzip-compress the h5 datasets (smaller, slower to write)");
   g->add_flag("--overwrite", gen->overwrite, "replace an existing output directory's files");
   g->callback([&cmds, gen] {
     cmds.action = [gen] {

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <regex>
 #include <unordered_map>
 
 #include "io/csv_table.hpp"
@@ -40,9 +42,17 @@ json read_json_file(const std::string& path, const std::string& referrer, const 
                     const std::string& field) {
   std::ifstream in(path);
   if (!in) throw InputError(referrer, label, field, "names a JSON file that does not exist: " + path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
-    return json::parse(in);
+    return json::parse(text);
   } catch (const json::exception& e) {
+    // Name the key of a number that does not fit a double (e.g. 1e999), which the parser reports without it.
+    static const std::regex num_re(R"re("([^"]+)"\s*:\s*(-?[0-9][0-9.eE+-]*))re");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), num_re); it != std::sregex_iterator(); ++it) {
+      const double v = std::strtod((*it)[2].str().c_str(), nullptr);
+      if (!std::isfinite(v))
+        throw InputError(path, label, (*it)[1].str(), "value " + (*it)[2].str() + " is not a finite number");
+    }
     throw InputError(path, label, "", std::string("invalid JSON: ") + e.what());
   }
 }
