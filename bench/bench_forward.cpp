@@ -3,10 +3,11 @@
 // of the same steps (the count needs an extra reduction that would distort the timing).
 //
 //   dpointnet-bench-forward [--sizes 1000,10000,66000] [--steps 500] [--batch 1] [--precision float32]
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "config/simulation_config.hpp"
 #include "generator/network_generator.hpp"
@@ -64,10 +65,11 @@ void bench_one(std::int64_t n, int steps, int batch, const std::string& workdir,
   sim.run(steps, nullptr);
   const double events = sim.events();
   const double neuron_steps = double(n) * steps * batch;
-  fmt::print("{:>8} neurons {:>11} edges  T={} B={}  {:8.3f} s  {:10.3e} neuron-steps/s  {:10.3e} syn-events/s  "
-             "rate {:6.2f} Hz\n",
-             n, net.n_edges(), steps, batch, secs, neuron_steps / secs, events / secs,
-             n_spikes / (double(n) * batch * steps * cfg.dt / 1000.0));
+  fmt::print(
+      "{:>8} neurons {:>11} edges  T={} B={}  {:8.3f} s  {:10.3e} neuron-steps/s  {:10.3e} syn-events/s  "
+      "rate {:6.2f} Hz\n",
+      n, net.n_edges(), steps, batch, secs, neuron_steps / secs, events / secs,
+      n_spikes / (double(n) * batch * steps * cfg.dt / 1000.0));
 }
 
 int main(int argc, char** argv) {

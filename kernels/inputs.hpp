@@ -32,8 +32,8 @@ struct StampedSpikesFunctor {
 template <class ExecSpace>
 struct RandomInputFunctor {
   using MemSpace = typename ExecSpace::memory_space;
-  Kokkos::View<double*, MemSpace> p;    // Bernoulli probability, or lam for Poisson
-  Kokkos::View<double*, MemSpace> p0;   // exp(-lam) for Poisson (empty for Bernoulli)
+  Kokkos::View<double*, MemSpace> p;   // Bernoulli probability, or lam for Poisson
+  Kokkos::View<double*, MemSpace> p0;  // exp(-lam) for Poisson (empty for Bernoulli)
   CountRing<MemSpace> ring;
   std::uint32_t seed, purpose;
   std::int64_t t, sample_offset, n_src;

@@ -12,8 +12,8 @@ template <class Real, class MemSpace>
 struct NeuronConstants {
   Kokkos::View<Real*, MemSpace> decay, current_factor, v_reset;
   Kokkos::View<int*, MemSpace> t_ref_steps, n_channels;
-  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> asc_amps, asc_decay;       // [kNumAsc][N]
-  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> syn_decay, psc_initial;    // [R][N]
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> asc_amps, asc_decay;     // [kNumAsc][N]
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> syn_decay, psc_initial;  // [R][N]
 };
 
 // State per sample and neuron. Views are [B][N] or [B][R][N] (LayoutRight, neurons fastest).

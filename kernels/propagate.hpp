@@ -12,7 +12,7 @@ struct GroupedEdges {
   Kokkos::View<std::int64_t*, MemSpace> offsets;  // [n_sources * D + 1], group (j, d) = j * D + (d - 1)
   Kokkos::View<std::int32_t*, MemSpace> target;   // global neuron index
   Kokkos::View<std::uint8_t*, MemSpace> channel;
-  Kokkos::View<Real*, MemSpace> weight;           // normalized weight
+  Kokkos::View<Real*, MemSpace> weight;              // normalized weight
   Kokkos::View<std::int64_t*, MemSpace> file_index;  // position of the edge in the projection's read order
   std::int64_t n_sources = 0;
 };
@@ -24,7 +24,7 @@ struct PropagateFunctor {
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> ring;
   Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> u;  // [B][R][N]
-  std::int64_t t;  // current step
+  std::int64_t t;                                          // current step
   int D;
 
   // idx runs over (b, j, d-1) with d fastest.

@@ -20,8 +20,11 @@ std::string write_config(const TempDir& d, double dt, double tstop) {
   d.write("sim.json", "{\"network\": \"" + base + "/config.circuit.json\", \"run\": {\"dt\": " + std::to_string(dt) +
                           ", \"tstop\": " + std::to_string(tstop) +
                           "}, \"inputs\": {\"LGN_spikes\": {\"input_type\": \"spikes\", \"module\": \"sonata\", "
-                          "\"input_file\": \"" + base + "/inputs/lgn_spikes.h5\", \"node_set\": \"lgn\"}}, "
-                          "\"output\": {\"output_dir\": \"" + d.str() + "/out\"}}");
+                          "\"input_file\": \"" +
+                          base +
+                          "/inputs/lgn_spikes.h5\", \"node_set\": \"lgn\"}}, "
+                          "\"output\": {\"output_dir\": \"" +
+                          d.str() + "/out\"}}");
   return d.file("sim.json");
 }
 }  // namespace

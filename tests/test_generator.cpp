@@ -80,7 +80,8 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
-const char* kEdgeFiles[3][2] = {{"v1_v1_edges.h5", "v1_to_v1"}, {"lgn_v1_edges.h5", "lgn_to_v1"}, {"bkg_v1_edges.h5", "bkg_to_v1"}};
+const char* kEdgeFiles[3][2] = {
+    {"v1_v1_edges.h5", "v1_to_v1"}, {"lgn_v1_edges.h5", "lgn_to_v1"}, {"bkg_v1_edges.h5", "bkg_to_v1"}};
 
 std::size_t population_size(const fs::path& nodes_file, const std::string& pop) {
   auto f = h5::File::open_read(nodes_file.string());
@@ -109,7 +110,8 @@ TEST_F(GeneratorTest, SameSeedIsIdenticalOtherSeedDiffers) {
     EXPECT_EQ(ea.nsyns, eb.nsyns) << ef[0];
     EXPECT_TRUE(same_bits(ea.weight, eb.weight)) << ef[0];
     EXPECT_TRUE(same_bits(ea.delay, eb.delay)) << ef[0];
-    for (const char* idx : {"/indices/source_to_target/range_to_edge_id", "/indices/target_to_source/range_to_edge_id"}) {
+    for (const char* idx :
+         {"/indices/source_to_target/range_to_edge_id", "/indices/target_to_source/range_to_edge_id"}) {
       auto fa = h5::File::open_read((fs::path(a.out_dir) / "network" / ef[0]).string());
       auto fb = h5::File::open_read((fs::path(b.out_dir) / "network" / ef[0]).string());
       EXPECT_EQ(fa.read_int(std::string("/edges/") + ef[1] + idx), fb.read_int(std::string("/edges/") + ef[1] + idx));
@@ -238,15 +240,16 @@ TEST_F(GeneratorTest, CountsAndStructure) {
   for (std::int64_t t = 0; t < N; ++t) EXPECT_EQ(bsrc[t].size(), 4u) << "target " << t;
 
   // components and configs exist
-  for (const char* f : {"components/cell_models/593618144_glif_lif_asc_psc.json",
-                        "components/cell_models/480124551_glif_lif_asc_psc.json",
-                        "components/cell_models/318808427_glif_lif_asc_psc.json",
-                        "components/cell_models/478958894_glif_lif_asc_psc.json",
-                        "components/cell_models/487667205_glif_lif_asc_psc.json", "components/synaptic_models/e2e.json",
-                        "components/synaptic_models/e2i.json", "components/synaptic_models/i2e.json",
-                        "components/synaptic_models/i2i.json", "config.circuit.json", "config.simulation.json",
-                        "network/v1_node_types.csv", "network/lgn_node_types.csv", "network/bkg_node_types.csv",
-                        "network/v1_v1_edge_types.csv", "network/lgn_v1_edge_types.csv", "network/bkg_v1_edge_types.csv"})
+  for (const char* f :
+       {"components/cell_models/593618144_glif_lif_asc_psc.json",
+        "components/cell_models/480124551_glif_lif_asc_psc.json",
+        "components/cell_models/318808427_glif_lif_asc_psc.json",
+        "components/cell_models/478958894_glif_lif_asc_psc.json",
+        "components/cell_models/487667205_glif_lif_asc_psc.json", "components/synaptic_models/e2e.json",
+        "components/synaptic_models/e2i.json", "components/synaptic_models/i2e.json",
+        "components/synaptic_models/i2i.json", "config.circuit.json", "config.simulation.json",
+        "network/v1_node_types.csv", "network/lgn_node_types.csv", "network/bkg_node_types.csv",
+        "network/v1_v1_edge_types.csv", "network/lgn_v1_edge_types.csv", "network/bkg_v1_edge_types.csv"})
     EXPECT_TRUE(fs::exists(fs::path(o.out_dir) / f)) << f;
 }
 
@@ -269,8 +272,9 @@ TEST_F(GeneratorTest, IndicesConsistentWithEdges) {
   generate_network(o);
   const fs::path net = fs::path(o.out_dir) / "network";
   const std::size_t n_v1 = population_size(net / "v1_nodes.h5", "v1");
-  const std::pair<std::string, std::size_t> sources[3] = {
-      {"v1", n_v1}, {"lgn", population_size(net / "lgn_nodes.h5", "lgn")}, {"bkg", population_size(net / "bkg_nodes.h5", "bkg")}};
+  const std::pair<std::string, std::size_t> sources[3] = {{"v1", n_v1},
+                                                          {"lgn", population_size(net / "lgn_nodes.h5", "lgn")},
+                                                          {"bkg", population_size(net / "bkg_nodes.h5", "bkg")}};
   for (int k = 0; k < 3; ++k) {
     const fs::path file = net / kEdgeFiles[k][0];
     const std::string pop = kEdgeFiles[k][1];
@@ -290,7 +294,8 @@ TEST_F(GeneratorTest, IndicesConsistentWithEdges) {
       const auto n_ranges = static_cast<std::int64_t>(shape[0]);
       // expected edges per node, straight from the arrays
       std::vector<std::vector<std::int64_t>> expected(n_nodes);
-      for (std::size_t i = 0; i < e.size(); ++i) expected[static_cast<std::size_t>(key[i])].push_back(static_cast<std::int64_t>(i));
+      for (std::size_t i = 0; i < e.size(); ++i)
+        expected[static_cast<std::size_t>(key[i])].push_back(static_cast<std::int64_t>(i));
       std::vector<char> seen(e.size(), 0);
       for (std::size_t n = 0; n < n_nodes; ++n) {
         const std::int64_t a = n2r[2 * n], b = n2r[2 * n + 1];
@@ -336,11 +341,19 @@ TEST_F(GeneratorTest, InvalidOptionsThrowAndWriteNothing) {
       {"lgn_per_neuron", [](GeneratorOptions& o) { o.lgn_per_neuron = -3; }},
       {"n_bkg", [](GeneratorOptions& o) { o.n_bkg = 0; }},
       {"bkg_per_neuron", [](GeneratorOptions& o) { o.bkg_per_neuron = 0; }},
-      {"bkg_per_neuron", [](GeneratorOptions& o) { o.n_bkg = 10; o.bkg_per_neuron = 11; }},
+      {"bkg_per_neuron",
+       [](GeneratorOptions& o) {
+         o.n_bkg = 10;
+         o.bkg_per_neuron = 11;
+       }},
       {"dt", [](GeneratorOptions& o) { o.dt = 0; }},
       {"dt", [](GeneratorOptions& o) { o.dt = -1; }},
       {"tstop", [](GeneratorOptions& o) { o.tstop = 0; }},
-      {"tstop", [](GeneratorOptions& o) { o.dt = 1.0; o.tstop = 10.5; }},
+      {"tstop",
+       [](GeneratorOptions& o) {
+         o.dt = 1.0;
+         o.tstop = 10.5;
+       }},
       {"lgn_rate_hz", [](GeneratorOptions& o) { o.lgn_rate_hz = 0; }},
       {"bkg_rate_hz", [](GeneratorOptions& o) { o.bkg_rate_hz = -250; }},
       {"out_dir", [](GeneratorOptions& o) { o.out_dir.clear(); }},

@@ -22,11 +22,13 @@ TEST(Noise, PoissonAndBernoulliDrawsFollowTheirLaws) {
   double sum = 0, sum2 = 0, bern = 0;
   const double p = -std::expm1(-0.02);  // 20 Hz
   for (int i = 0; i < n; ++i) {
-    const double u = kernels::uniform01(42, 7, static_cast<std::uint32_t>(i % 100), static_cast<std::uint32_t>(i / 100), 3);
+    const double u =
+        kernels::uniform01(42, 7, static_cast<std::uint32_t>(i % 100), static_cast<std::uint32_t>(i / 100), 3);
     const int k = kernels::poisson_from_uniform(u, lam, p0);
     sum += k;
     sum2 += double(k) * k;
-    const double u2 = kernels::uniform01(42, 8, static_cast<std::uint32_t>(i % 100), static_cast<std::uint32_t>(i / 100), 3);
+    const double u2 =
+        kernels::uniform01(42, 8, static_cast<std::uint32_t>(i % 100), static_cast<std::uint32_t>(i / 100), 3);
     bern += u2 < p ? 1 : 0;
   }
   const double mean = sum / n, var = sum2 / n - mean * mean;
@@ -67,7 +69,8 @@ TEST(Noise, SameSampleIndexGivesSameDrawsInBatchOf1AndOf16) {
   const int lgn = nb.add_virtual("lgn", 20);
   std::mt19937 gen(5);
   for (int i = 0; i < 30; ++i) {
-    for (int q = 0; q < 4; ++q) nb.edge(bkg, static_cast<std::int64_t>(gen() % 40), i, 0, 1 + static_cast<int>(gen() % 3), 60.0);
+    for (int q = 0; q < 4; ++q)
+      nb.edge(bkg, static_cast<std::int64_t>(gen() % 40), i, 0, 1 + static_cast<int>(gen() % 3), 60.0);
     for (int q = 0; q < 5; ++q) nb.edge(lgn, static_cast<std::int64_t>(gen() % 20), i, 1, 2, 80.0);
     nb.edge(0, (i + 1) % 30, i, 2, 1 + i % 4, 30.0);
   }

@@ -13,13 +13,18 @@ using namespace dpointnet::test;
 namespace {
 std::string config(const TempDir& d, int batch, bool overwrite) {
   const std::string base = bmtk450_dir();
-  d.write("sim.json", "{\"network\": \"" + base + "/config.circuit.json\", \"run\": {\"dt\": 1.0, \"tstop\": 50.0, "
-                      "\"batch_size\": " + std::to_string(batch) + ", \"precision\": \"float64\"}, "
-                      "\"inputs\": {\"LGN\": {\"input_type\": \"spikes\", \"input_file\": \"" + base +
-                      "/inputs/lgn_spikes.h5\", \"node_set\": \"lgn\"}}, \"reports\": {\"vm\": {\"module\": "
-                      "\"membrane_report\", \"variable_name\": \"V_m\", \"cells\": \"v1\", \"file_name\": \"vm.h5\"}},"
-                      "\"output\": {\"output_dir\": \"out\", \"overwrite_output_dir\": " +
-                      (overwrite ? "true" : "false") + "}}");
+  d.write("sim.json",
+          "{\"network\": \"" + base +
+              "/config.circuit.json\", \"run\": {\"dt\": 1.0, \"tstop\": 50.0, "
+              "\"batch_size\": " +
+              std::to_string(batch) +
+              ", \"precision\": \"float64\"}, "
+              "\"inputs\": {\"LGN\": {\"input_type\": \"spikes\", \"input_file\": \"" +
+              base +
+              "/inputs/lgn_spikes.h5\", \"node_set\": \"lgn\"}}, \"reports\": {\"vm\": {\"module\": "
+              "\"membrane_report\", \"variable_name\": \"V_m\", \"cells\": \"v1\", \"file_name\": \"vm.h5\"}},"
+              "\"output\": {\"output_dir\": \"out\", \"overwrite_output_dir\": " +
+              (overwrite ? "true" : "false") + "}}");
   return d.file("sim.json");
 }
 }  // namespace

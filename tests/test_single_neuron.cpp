@@ -144,8 +144,8 @@ TEST(SingleNeuron, RefractoryPeriodSetsTheInterSpikeInterval) {
     double t_ref, dt;
     int steps;
   };
-  for (Case c : {Case{2.6000000000000005, 1.0, 3}, Case{2.0000000000000004, 1.0, 2}, Case{0.4, 1.0, 1},
-                 Case{2.6, 0.25, 11}}) {
+  for (Case c :
+       {Case{2.6000000000000005, 1.0, 3}, Case{2.0000000000000004, 1.0, 2}, Case{0.4, 1.0, 1}, Case{2.6, 0.25, 11}}) {
     NetBuilder nb(c.dt, {glif(100, 5, -70, -50, -70, c.t_ref)});
     Network net = nb.finish();
     const int T = 200;

@@ -18,11 +18,11 @@ inline std::string shared_dir() { return DPOINTNET_SHARED_DIR; }
 inline std::string bmtk450_dir() { return shared_dir() + "/data/bmtk/point_450glifs"; }
 
 // Fails the test (never skips) when the shared data set is missing.
-#define DPOINTNET_REQUIRE_SHARED_DATA()                                                                    \
-  do {                                                                                                     \
-    if (!std::filesystem::exists(::dpointnet::test::bmtk450_dir() + "/config.circuit.json"))               \
-      FAIL() << "shared test data missing: " << ::dpointnet::test::bmtk450_dir()                           \
-             << " (this test needs ../shared/data/bmtk next to the repository)";                          \
+#define DPOINTNET_REQUIRE_SHARED_DATA()                                                      \
+  do {                                                                                       \
+    if (!std::filesystem::exists(::dpointnet::test::bmtk450_dir() + "/config.circuit.json")) \
+      FAIL() << "shared test data missing: " << ::dpointnet::test::bmtk450_dir()             \
+             << " (this test needs ../shared/data/bmtk next to the repository)";             \
   } while (0)
 
 class TempDir {

@@ -1,7 +1,6 @@
 // SONATA JSON configuration files: manifest variables, child files, path anchoring (SONATA.md section 1).
 #pragma once
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace dpointnet {

@@ -150,14 +150,16 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
           std::vector<double> v;
           if (!in.contains(key)) throw InputError(c.path, sec, key, "is required for input_type current_clamp");
           const json& x = in[key];
-          if (x.is_number()) v.push_back(r.number(in, sec, key));
+          if (x.is_number())
+            v.push_back(r.number(in, sec, key));
           else if (x.is_array()) {
             for (const json& e : x) {
               if (!e.is_number() || !std::isfinite(e.get<double>()))
                 throw InputError(c.path, sec, key, "must be a number or a list of finite numbers");
               v.push_back(e.get<double>());
             }
-          } else throw InputError(c.path, sec, key, "must be a number or a list of numbers");
+          } else
+            throw InputError(c.path, sec, key, "must be a number or a list of numbers");
           return v;
         };
         s.amp_pA = list("amp");

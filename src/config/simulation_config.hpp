@@ -1,8 +1,7 @@
 // The typed, validated view of a SONATA simulation config that dpointnet runs.
 #pragma once
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -18,11 +17,11 @@ struct EdgesEntry {
 enum class InputKind { SpikeFile, Rates, Poisson, CurrentClamp };
 
 struct InputSpec {
-  std::string name;      // key in the `inputs` section; also the RNG purpose (hashed)
+  std::string name;  // key in the `inputs` section; also the RNG purpose (hashed)
   InputKind kind = InputKind::SpikeFile;
-  std::string node_set;  // a virtual population
-  std::string file;      // spike file (SpikeFile)
-  double rate_hz = 0;    // Rates / Poisson: one rate for every node
+  std::string node_set;          // a virtual population
+  std::string file;              // spike file (SpikeFile)
+  double rate_hz = 0;            // Rates / Poisson: one rate for every node
   std::vector<double> rates_hz;  // Rates: optional per-node rates
   // CurrentClamp (BMTK IClamp): pulses of amp pA from delay ms for duration ms, on a simulated population
   std::vector<double> amp_pA, delay_ms, duration_ms;

@@ -15,8 +15,6 @@
 // about 3 GB.
 #include "generator/network_generator.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
@@ -256,9 +255,9 @@ class Rng {
  public:
   Rng(std::uint32_t seed, Purpose purpose)
       : eng_(splitmix64(splitmix64(static_cast<std::uint64_t>(seed)) ^ (static_cast<std::uint64_t>(purpose) << 56))) {}
-  double uniform() { return static_cast<double>(eng_() >> 11) * 0x1.0p-53; }             // [0, 1)
-  double uniform_pos() { return static_cast<double>((eng_() >> 11) + 1) * 0x1.0p-53; }   // (0, 1]
-  std::uint64_t below(std::uint64_t n) {  // uniform in 0..n-1, unbiased
+  double uniform() { return static_cast<double>(eng_() >> 11) * 0x1.0p-53; }            // [0, 1)
+  double uniform_pos() { return static_cast<double>((eng_() >> 11) + 1) * 0x1.0p-53; }  // (0, 1]
+  std::uint64_t below(std::uint64_t n) {                                                // uniform in 0..n-1, unbiased
     const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
     const std::uint64_t limit = max - (max % n + 1) % n;  // accept x <= limit: (limit + 1) is a multiple of n
     std::uint64_t x;
@@ -343,29 +342,31 @@ Plan validate(const GeneratorOptions& o) {
   Plan p;
   if (o.out_dir.empty()) bad_option("out_dir", "--out", "must name a directory");
   if (o.n_neurons < kMinNeurons || o.n_neurons > kMaxNeurons)
-    bad_option("n_neurons", "--neurons", "must be in " + std::to_string(kMinNeurons) + ".." +
-                                             std::to_string(kMaxNeurons) + ", got " + std::to_string(o.n_neurons));
+    bad_option("n_neurons", "--neurons",
+               "must be in " + std::to_string(kMinNeurons) + ".." + std::to_string(kMaxNeurons) + ", got " +
+                   std::to_string(o.n_neurons));
   p.n = o.n_neurons;
   if (!std::isfinite(o.synapses_per_neuron) || !(o.synapses_per_neuron > 0))
-    bad_option("synapses_per_neuron", "--synapses-per-neuron", "must be a finite number > 0, got " +
-                                                                   num(o.synapses_per_neuron));
+    bad_option("synapses_per_neuron", "--synapses-per-neuron",
+               "must be a finite number > 0, got " + num(o.synapses_per_neuron));
   p.k_rec = std::min(o.synapses_per_neuron, static_cast<double>(p.n - 1));
   if (static_cast<double>(p.n) * p.k_rec > kMaxEdgesPerProjection)
     bad_option("synapses_per_neuron", "--synapses-per-neuron",
                "n_neurons * synapses_per_neuron = " + num(static_cast<double>(p.n) * p.k_rec) +
                    " recurrent edges exceeds the generator's limit of " + num(kMaxEdgesPerProjection));
   if (o.n_lgn < 0 || o.n_lgn > kMaxVirtualNodes)
-    bad_option("n_lgn", "--lgn", "must be 0 (automatic) or 1.." + std::to_string(kMaxVirtualNodes) + ", got " +
-                                     std::to_string(o.n_lgn));
+    bad_option("n_lgn", "--lgn",
+               "must be 0 (automatic) or 1.." + std::to_string(kMaxVirtualNodes) + ", got " + std::to_string(o.n_lgn));
   p.n_lgn = o.n_lgn > 0 ? o.n_lgn : std::max<std::int64_t>(10, (p.n + 2) / 4);
   if (!std::isfinite(o.lgn_per_neuron) || !(o.lgn_per_neuron > 0))
     bad_option("lgn_per_neuron", "--lgn-per-neuron", "must be a finite number > 0, got " + num(o.lgn_per_neuron));
   p.k_lgn = std::min(o.lgn_per_neuron, static_cast<double>(p.n_lgn));
   if (static_cast<double>(p.n) * p.k_lgn > kMaxEdgesPerProjection)
-    bad_option("lgn_per_neuron", "--lgn-per-neuron", "too many LGN edges (" + num(static_cast<double>(p.n) * p.k_lgn) + ")");
+    bad_option("lgn_per_neuron", "--lgn-per-neuron",
+               "too many LGN edges (" + num(static_cast<double>(p.n) * p.k_lgn) + ")");
   if (o.n_bkg < 1 || o.n_bkg > kMaxVirtualNodes)
-    bad_option("n_bkg", "--bkg", "must be in 1.." + std::to_string(kMaxVirtualNodes) + ", got " +
-                                     std::to_string(o.n_bkg));
+    bad_option("n_bkg", "--bkg",
+               "must be in 1.." + std::to_string(kMaxVirtualNodes) + ", got " + std::to_string(o.n_bkg));
   p.n_bkg = o.n_bkg;
   if (o.bkg_per_neuron < 1 || o.bkg_per_neuron > p.n_bkg)
     bad_option("bkg_per_neuron", "--bkg-per-neuron",
@@ -380,7 +381,8 @@ Plan validate(const GeneratorOptions& o) {
   {
     const double steps = std::round(o.tstop / o.dt);
     if (std::fabs(steps * o.dt - o.tstop) > 1e-6 * o.dt)
-      bad_option("tstop", "--tstop", "must be a whole number of steps of dt (" + num(o.dt) + " ms), got " + num(o.tstop));
+      bad_option("tstop", "--tstop",
+                 "must be a whole number of steps of dt (" + num(o.dt) + " ms), got " + num(o.tstop));
   }
   if (!std::isfinite(o.lgn_rate_hz) || !(o.lgn_rate_hz > 0))
     bad_option("lgn_rate_hz", "--lgn-rate", "must be a finite rate > 0 Hz, got " + num(o.lgn_rate_hz));
@@ -570,9 +572,8 @@ std::string edge_types_csv(const SynType* types, int n) {
   std::ostringstream s;
   s << "edge_type_id target_query source_query model_template syn_weight dynamics_params delay\n";
   for (int i = 0; i < n; ++i)
-    s << types[i].edge_type_id << ' ' << types[i].target_query << ' ' << types[i].source_query
-      << " static_synapse " << num(types[i].weight_pA) << ' ' << types[i].dynamics_params << ' '
-      << num(types[i].delay_ms) << '\n';
+    s << types[i].edge_type_id << ' ' << types[i].target_query << ' ' << types[i].source_query << " static_synapse "
+      << num(types[i].weight_pA) << ' ' << types[i].dynamics_params << ' ' << num(types[i].delay_ms) << '\n';
   return s.str();
 }
 
@@ -617,8 +618,7 @@ void generate_network(const GeneratorOptions& opt) {
       logger->warn("generate: synapses_per_neuron {} capped at n_neurons - 1 = {}", opt.synapses_per_neuron,
                    plan.k_rec);
     if (plan.k_lgn < opt.lgn_per_neuron)
-      logger->warn("generate: lgn_per_neuron {} capped at the number of LGN nodes {}", opt.lgn_per_neuron,
-                   plan.k_lgn);
+      logger->warn("generate: lgn_per_neuron {} capped at the number of LGN nodes {}", opt.lgn_per_neuron, plan.k_lgn);
 
     // ---- components
     for (const CellType& c : kCellTypes) write_text(cell_dir / c.file, c.json_text);
@@ -664,13 +664,11 @@ void generate_network(const GeneratorOptions& opt) {
     std::vector<std::uint64_t>().swap(node_type_id);
     std::vector<double>().swap(tuning);
     write_nodes_file(net_dir / "lgn_nodes.h5", "lgn",
-                     std::vector<std::uint64_t>(static_cast<std::size_t>(plan.n_lgn), kLgnNodeType), {},
-                     opt.overwrite);
+                     std::vector<std::uint64_t>(static_cast<std::size_t>(plan.n_lgn), kLgnNodeType), {}, opt.overwrite);
     write_text(net_dir / "lgn_node_types.csv",
                "node_type_id model_type pop_name ei\n" + std::to_string(kLgnNodeType) + " virtual lgn e\n");
     write_nodes_file(net_dir / "bkg_nodes.h5", "bkg",
-                     std::vector<std::uint64_t>(static_cast<std::size_t>(plan.n_bkg), kBkgNodeType), {},
-                     opt.overwrite);
+                     std::vector<std::uint64_t>(static_cast<std::size_t>(plan.n_bkg), kBkgNodeType), {}, opt.overwrite);
     write_text(net_dir / "bkg_node_types.csv",
                "node_type_id model_type pop_name ei\n" + std::to_string(kBkgNodeType) + " virtual bkg e\n");
 
@@ -680,8 +678,9 @@ void generate_network(const GeneratorOptions& opt) {
     // ---- recurrent v1 -> v1: each ordered pair (s, t), s != t, independently with p = k_rec / (n - 1)
     {
       const auto t0 = std::chrono::steady_clock::now();
-      Projection pr{"v1_v1_edges.h5", "v1_to_v1", "v1", "v1", static_cast<std::uint64_t>(n),
-                    static_cast<std::uint64_t>(n), kRecurrentTypes, 4};
+      Projection pr{
+          "v1_v1_edges.h5", "v1_to_v1", "v1", "v1", static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n),
+          kRecurrentTypes,  4};
       EdgeSet e;
       e.reserve(reserve_estimate(static_cast<double>(n), plan.k_rec), nz);
       Rng topo(opt.seed, kPurposeRecurrentTopology), wrng(opt.seed, kPurposeRecurrentWeights);
@@ -712,8 +711,14 @@ void generate_network(const GeneratorOptions& opt) {
     // ---- LGN -> v1: each (lgn, t) pair independently with p = k_lgn / n_lgn
     {
       const auto t0 = std::chrono::steady_clock::now();
-      Projection pr{"lgn_v1_edges.h5", "lgn_to_v1", "lgn", "v1", static_cast<std::uint64_t>(plan.n_lgn),
-                    static_cast<std::uint64_t>(n), kLgnTypes, 2};
+      Projection pr{"lgn_v1_edges.h5",
+                    "lgn_to_v1",
+                    "lgn",
+                    "v1",
+                    static_cast<std::uint64_t>(plan.n_lgn),
+                    static_cast<std::uint64_t>(n),
+                    kLgnTypes,
+                    2};
       EdgeSet e;
       e.reserve(reserve_estimate(static_cast<double>(n), plan.k_lgn), nz);
       Rng topo(opt.seed, kPurposeLgnTopology), wrng(opt.seed, kPurposeLgnWeights);
@@ -736,8 +741,14 @@ void generate_network(const GeneratorOptions& opt) {
     // ---- background -> v1: exactly k_bkg distinct sources per target (Floyd's sampling), sorted
     {
       const auto t0 = std::chrono::steady_clock::now();
-      Projection pr{"bkg_v1_edges.h5", "bkg_to_v1", "bkg", "v1", static_cast<std::uint64_t>(plan.n_bkg),
-                    static_cast<std::uint64_t>(n), kBkgTypes, 2};
+      Projection pr{"bkg_v1_edges.h5",
+                    "bkg_to_v1",
+                    "bkg",
+                    "v1",
+                    static_cast<std::uint64_t>(plan.n_bkg),
+                    static_cast<std::uint64_t>(n),
+                    kBkgTypes,
+                    2};
       EdgeSet e;
       e.reserve(nz * static_cast<std::size_t>(plan.k_bkg), nz);
       Rng topo(opt.seed, kPurposeBkgTopology), wrng(opt.seed, kPurposeBkgWeights);
@@ -779,12 +790,12 @@ void generate_network(const GeneratorOptions& opt) {
         {"components",
          {{"point_neuron_models_dir", "$COMPONENTS_DIR/cell_models"},
           {"synaptic_models_dir", "$COMPONENTS_DIR/synaptic_models"}}},
-        {"networks",
-         {{"nodes", json::array()}, {"edges", json::array()}}},
+        {"networks", {{"nodes", json::array()}, {"edges", json::array()}}},
     };
     for (const char* pop : {"v1", "lgn", "bkg"})
-      circuit["networks"]["nodes"].push_back({{"nodes_file", std::string("$NETWORK_DIR/") + pop + "_nodes.h5"},
-                                              {"node_types_file", std::string("$NETWORK_DIR/") + pop + "_node_types.csv"}});
+      circuit["networks"]["nodes"].push_back(
+          {{"nodes_file", std::string("$NETWORK_DIR/") + pop + "_nodes.h5"},
+           {"node_types_file", std::string("$NETWORK_DIR/") + pop + "_node_types.csv"}});
     for (const char* src : {"v1", "lgn", "bkg"})
       circuit["networks"]["edges"].push_back(
           {{"edges_file", std::string("$NETWORK_DIR/") + src + "_v1_edges.h5"},

@@ -82,8 +82,7 @@ std::vector<PreparedInput> prepare_inputs(const SimulationConfig& cfg, const Net
     const std::string sec = "inputs." + in.name;
     if (in.kind == InputKind::CurrentClamp) continue;
     const Population* pop = net.find_population(in.node_set);
-    if (!pop)
-      throw InputError(cfg.path, sec, "node_set", "'" + in.node_set + "' is not a population of the network");
+    if (!pop) throw InputError(cfg.path, sec, "node_set", "'" + in.node_set + "' is not a population of the network");
     if (!pop->is_virtual)
       throw InputError(cfg.path, sec, "node_set",
                        "'" + in.node_set + "' is not a virtual population; inputs drive virtual populations only");
@@ -97,8 +96,8 @@ std::vector<PreparedInput> prepare_inputs(const SimulationConfig& cfg, const Net
     p.purpose = fnv1a32(in.name);
     p.projection = net.projection_of(in.node_set);
     if (p.projection < 0) {
-      log::get()->warn("{}: {}: population '{}' has no edges into the network; the input has no effect", cfg.path,
-                       sec, in.node_set);
+      log::get()->warn("{}: {}: population '{}' has no edges into the network; the input has no effect", cfg.path, sec,
+                       in.node_set);
       continue;
     }
     const std::size_t n = static_cast<std::size_t>(pop->size);
@@ -114,8 +113,8 @@ std::vector<PreparedInput> prepare_inputs(const SimulationConfig& cfg, const Net
       if (rates.empty()) rates.assign(n, in.rate_hz);
       if (rates.size() != n)
         throw InputError(cfg.path, sec, "rates",
-                         "has " + std::to_string(rates.size()) + " entries but population '" + in.node_set +
-                             "' has " + std::to_string(n) + " nodes");
+                         "has " + std::to_string(rates.size()) + " entries but population '" + in.node_set + "' has " +
+                             std::to_string(n) + " nodes");
       for (double r : rates) {
         const double lam = r * cfg.dt / 1000.0;
         if (in.kind == InputKind::Rates) {

@@ -21,14 +21,14 @@ StampedSpikes stamp_spike_file(const std::string& file, const Population& pop, d
 
 // One prepared input per virtual population that has edges.
 struct PreparedInput {
-  std::string name;         // the config's input name ("" when the population has no input)
+  std::string name;  // the config's input name ("" when the population has no input)
   InputKind kind = InputKind::SpikeFile;
-  int projection = -1;      // index into Network::projections
+  int projection = -1;        // index into Network::projections
   std::uint32_t purpose = 0;  // fnv1a32(name)
   StampedSpikes spikes;
-  std::vector<double> p;    // Bernoulli p, or Poisson lam, per source row
-  std::vector<double> p0;   // Poisson exp(-lam)
-  bool silent = false;      // no input configured for this population
+  std::vector<double> p;   // Bernoulli p, or Poisson lam, per source row
+  std::vector<double> p0;  // Poisson exp(-lam)
+  bool silent = false;     // no input configured for this population
 };
 
 // Validates the config's inputs against the network (node_set must be a virtual population with edges, at

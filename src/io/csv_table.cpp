@@ -49,9 +49,9 @@ CsvTable CsvTable::read(const std::string& path) {
       continue;
     }
     if (f.size() != t.header_.size())
-      throw InputError(path, "line " + std::to_string(lineno), "",
-                       "has " + std::to_string(f.size()) + " fields but the header has " +
-                           std::to_string(t.header_.size()));
+      throw InputError(
+          path, "line " + std::to_string(lineno), "",
+          "has " + std::to_string(f.size()) + " fields but the header has " + std::to_string(t.header_.size()));
     t.cells_.push_back(std::move(f));
   }
   if (!have_header) throw InputError(path, "", "", "types table is empty (no header row)");

@@ -120,7 +120,8 @@ std::vector<T> read_all(const File& f, const std::string& ds, hid_t mem_type, co
   Handle d(H5Dopen2(f.id(), ds.c_str(), H5P_DEFAULT), H5Dclose);
   Handle t(H5Dget_type(d.id()), H5Tclose);
   H5T_class_t cls = H5Tget_class(t.id());
-  if (cls != H5T_INTEGER && cls != H5T_FLOAT) fail(f.path(), ds, std::string("expected a numeric dataset (") + kind + ")");
+  if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+    fail(f.path(), ds, std::string("expected a numeric dataset (") + kind + ")");
   Handle sp(H5Dget_space(d.id()), H5Sclose);
   hssize_t n = H5Sget_simple_extent_npoints(sp.id());
   std::vector<T> out(static_cast<std::size_t>(n));
@@ -198,7 +199,8 @@ void File::write_raw(const std::string& ds, hid_t mem_type, hid_t file_type, con
     std::vector<hsize_t> chunk = dims;
     hsize_t rowlen = 1;
     for (std::size_t i = 1; i < dims.size(); ++i) rowlen *= dims[i];
-    chunk[0] = std::max<hsize_t>(1, std::min<hsize_t>(dims[0], std::max<hsize_t>(1, 65536 / std::max<hsize_t>(1, rowlen))));
+    chunk[0] =
+        std::max<hsize_t>(1, std::min<hsize_t>(dims[0], std::max<hsize_t>(1, 65536 / std::max<hsize_t>(1, rowlen))));
     H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data());
     H5Pset_deflate(dcpl.id(), 4);
   }
@@ -240,9 +242,9 @@ void File::write_attr_string(const std::string& obj, const std::string& name, co
   H5Tset_size(t.id(), H5T_VARIABLE);
   H5Tset_cset(t.id(), H5T_CSET_UTF8);
   Handle sp(H5Screate(H5S_SCALAR), H5Sclose);
-  Handle a(H5Acreate_by_name(file_.id(), obj.c_str(), name.c_str(), t.id(), sp.id(), H5P_DEFAULT, H5P_DEFAULT,
-                             H5P_DEFAULT),
-           H5Aclose);
+  Handle a(
+      H5Acreate_by_name(file_.id(), obj.c_str(), name.c_str(), t.id(), sp.id(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Aclose);
   const char* c = value.c_str();
   if (!a.valid() || H5Awrite(a.id(), t.id(), &c) < 0) fail(path_, obj, "cannot write attribute '" + name + "'");
 }
@@ -250,8 +252,8 @@ void File::write_attr_string(const std::string& obj, const std::string& name, co
 void File::write_attr_uint32(const std::string& obj, const std::string& name, const std::vector<std::uint32_t>& v) {
   hsize_t n = v.size();
   Handle sp(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Handle a(H5Acreate_by_name(file_.id(), obj.c_str(), name.c_str(), H5T_STD_U32LE, sp.id(), H5P_DEFAULT,
-                             H5P_DEFAULT, H5P_DEFAULT),
+  Handle a(H5Acreate_by_name(file_.id(), obj.c_str(), name.c_str(), H5T_STD_U32LE, sp.id(), H5P_DEFAULT, H5P_DEFAULT,
+                             H5P_DEFAULT),
            H5Aclose);
   if (!a.valid() || H5Awrite(a.id(), H5T_NATIVE_UINT32, v.data()) < 0)
     fail(path_, obj, "cannot write attribute '" + name + "'");
@@ -260,8 +262,8 @@ void File::write_attr_uint32(const std::string& obj, const std::string& name, co
 void File::write_attr_double(const std::string& obj, const std::string& name, const std::vector<double>& v) {
   hsize_t n = v.size();
   Handle sp(H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Handle a(H5Acreate_by_name(file_.id(), obj.c_str(), name.c_str(), H5T_IEEE_F64LE, sp.id(), H5P_DEFAULT,
-                             H5P_DEFAULT, H5P_DEFAULT),
+  Handle a(H5Acreate_by_name(file_.id(), obj.c_str(), name.c_str(), H5T_IEEE_F64LE, sp.id(), H5P_DEFAULT, H5P_DEFAULT,
+                             H5P_DEFAULT),
            H5Aclose);
   if (!a.valid() || H5Awrite(a.id(), H5T_NATIVE_DOUBLE, v.data()) < 0)
     fail(path_, obj, "cannot write attribute '" + name + "'");

@@ -37,9 +37,9 @@ class File {
   const std::string& path() const { return path_; }
   hid_t id() const { return file_.id(); }
 
-  bool exists(const std::string& obj) const;     // link exists (all parents checked)
-  bool is_group(const std::string& obj) const;   // exists and is a group
-  bool is_dataset(const std::string& obj) const; // exists and is a dataset
+  bool exists(const std::string& obj) const;      // link exists (all parents checked)
+  bool is_group(const std::string& obj) const;    // exists and is a group
+  bool is_dataset(const std::string& obj) const;  // exists and is a dataset
   std::vector<std::string> children(const std::string& group) const;
 
   std::size_t dataset_length(const std::string& ds) const;  // first dimension
@@ -60,8 +60,7 @@ class File {
   void write_double(const std::string& ds, const std::vector<double>& v, bool gzip = false);
   void write_float(const std::string& ds, const std::vector<float>& v, bool gzip = false);
   // 2-d row-major arrays
-  void write_uint64_2d(const std::string& ds, const std::vector<std::uint64_t>& v, std::size_t rows,
-                       std::size_t cols);
+  void write_uint64_2d(const std::string& ds, const std::vector<std::uint64_t>& v, std::size_t rows, std::size_t cols);
   void write_float_2d(const std::string& ds, const std::vector<float>& v, std::size_t rows, std::size_t cols,
                       bool gzip = false);
   void write_attr_string(const std::string& obj, const std::string& name, const std::string& value);

@@ -9,7 +9,7 @@
 namespace dpointnet {
 
 struct SpikeTrains {
-  std::string population;             // empty for the legacy layout
+  std::string population;  // empty for the legacy layout
   std::vector<std::int64_t> node_ids;
   std::vector<double> times_ms;
 };

@@ -12,8 +12,8 @@ struct Population {
   std::string name;
   bool is_virtual = false;
   std::int64_t size = 0;
-  std::int64_t offset = -1;              // first global neuron index (recurrent populations)
-  std::vector<std::int64_t> node_ids;    // row -> node_id
+  std::int64_t offset = -1;            // first global neuron index (recurrent populations)
+  std::vector<std::int64_t> node_ids;  // row -> node_id
   std::vector<std::int64_t> node_type_ids;
   std::string nodes_file;
 };
@@ -23,13 +23,13 @@ struct Population {
 struct Projection {
   std::string source_population;  // population name ("" for the recurrent projection)
   bool recurrent = false;
-  std::int64_t n_sources = 0;     // recurrent: n_neurons; virtual: population size
+  std::int64_t n_sources = 0;        // recurrent: n_neurons; virtual: population size
   std::vector<std::int64_t> source;  // source index (global neuron index, or row in the virtual population)
   std::vector<std::int64_t> target;  // global neuron index
   std::vector<int> channel;
   std::vector<int> delay_steps;
-  std::vector<double> weight_pA;     // syn_weight * nsyns
-  std::vector<double> weight;        // normalized: weight_pA / vs[target]
+  std::vector<double> weight_pA;  // syn_weight * nsyns
+  std::vector<double> weight;     // normalized: weight_pA / vs[target]
   // provenance, for export: the SONATA edge population and row of every edge
   std::vector<int> edge_population;
   std::vector<std::int64_t> edge_row;
@@ -44,9 +44,9 @@ struct EdgePopulationInfo {
 struct Network {
   double dt = 1.0;
   std::vector<Population> populations;
-  std::int64_t n_neurons = 0;  // recurrent neurons over all recurrent populations
-  int n_channels = 1;          // R: the largest channel count of any neuron
-  int max_delay = 1;           // D, in steps, over all projections
+  std::int64_t n_neurons = 0;          // recurrent neurons over all recurrent populations
+  int n_channels = 1;                  // R: the largest channel count of any neuron
+  int max_delay = 1;                   // D, in steps, over all projections
   std::vector<DerivedNeuron> neurons;  // per global neuron
   std::vector<int> neuron_population;  // population index per global neuron
   std::vector<std::int64_t> neuron_node_id;

@@ -117,9 +117,9 @@ void read_nodes(const SimulationConfig& cfg, Network& net, std::vector<NeuronPar
       if (file.is_dataset(base + "/node_id")) {
         pop.node_ids = file.read_int(base + "/node_id");
         if (pop.node_ids.size() != n)
-          throw InputError(entry.nodes_file, where, "node_id",
-                           "has " + std::to_string(pop.node_ids.size()) + " entries but node_type_id has " +
-                               std::to_string(n));
+          throw InputError(
+              entry.nodes_file, where, "node_id",
+              "has " + std::to_string(pop.node_ids.size()) + " entries but node_type_id has " + std::to_string(n));
       } else {
         pop.node_ids.resize(n);
         for (std::size_t i = 0; i < n; ++i) pop.node_ids[i] = static_cast<std::int64_t>(i);
@@ -127,7 +127,8 @@ void read_nodes(const SimulationConfig& cfg, Network& net, std::vector<NeuronPar
       std::vector<std::int64_t> gid, gidx;
       if (file.is_dataset(base + "/node_group_id")) {
         gid = file.read_int(base + "/node_group_id");
-        if (gid.size() != n) throw InputError(entry.nodes_file, where, "node_group_id", "length differs from node_type_id");
+        if (gid.size() != n)
+          throw InputError(entry.nodes_file, where, "node_group_id", "length differs from node_type_id");
       }
       if (file.is_dataset(base + "/node_group_index")) {
         gidx = file.read_int(base + "/node_group_index");
@@ -259,8 +260,7 @@ void read_edges(const SimulationConfig& cfg, Network& net, const std::vector<Neu
       auto check_len = [&](const std::vector<std::int64_t>& v, const char* f) {
         if (v.size() != ne)
           throw InputError(entry.edges_file, where, f,
-                           "has " + std::to_string(v.size()) + " entries but source_node_id has " +
-                               std::to_string(ne));
+                           "has " + std::to_string(v.size()) + " entries but source_node_id has " + std::to_string(ne));
       };
       check_len(trg, "target_node_id");
       check_len(etype, "edge_type_id");
@@ -286,8 +286,10 @@ void read_edges(const SimulationConfig& cfg, Network& net, const std::vector<Neu
         if (file.is_group(g)) {
           if (file.is_dataset(g + "/syn_weight")) gc.syn_weight = file.read_double(g + "/syn_weight");
           if (file.is_dataset(g + "/delay")) gc.delay = file.read_double(g + "/delay");
-          if (file.is_dataset(g + "/nsyns")) gc.nsyns = file.read_double(g + "/nsyns");
-          else if (file.is_dataset(g + "/n_syns_")) gc.nsyns = file.read_double(g + "/n_syns_");
+          if (file.is_dataset(g + "/nsyns"))
+            gc.nsyns = file.read_double(g + "/nsyns");
+          else if (file.is_dataset(g + "/n_syns_"))
+            gc.nsyns = file.read_double(g + "/n_syns_");
         }
         groups.emplace(egid[i], std::move(gc));
       }
@@ -350,8 +352,8 @@ void read_edges(const SimulationConfig& cfg, Network& net, const std::vector<Neu
         EdgeTypeInfo& ti = type_info(etype[i]);
         const GroupCols& gc = groups[egid[i]];
         const std::size_t gi = static_cast<std::size_t>(egidx[i]);
-        auto pick = [&](const std::vector<double>& col, const std::optional<double>& csv, const char* f,
-                        bool required, double dflt) -> double {
+        auto pick = [&](const std::vector<double>& col, const std::optional<double>& csv, const char* f, bool required,
+                        double dflt) -> double {
           if (!col.empty()) {
             if (gi >= col.size())
               throw InputError(entry.edges_file, elabel, "edge_group_index",
@@ -382,8 +384,8 @@ void read_edges(const SimulationConfig& cfg, Network& net, const std::vector<Neu
           const int nr = num_channels(np);
           if (ti.receptor < 1 || ti.receptor > nr)
             throw InputError(entry.edge_types_file, where + " edge type " + std::to_string(etype[i]), "receptor_type",
-                             "receptor port " + std::to_string(ti.receptor) + " is outside 1.." +
-                                 std::to_string(nr) + " (len(tau_syn)) of target node type " +
+                             "receptor port " + std::to_string(ti.receptor) + " is outside 1.." + std::to_string(nr) +
+                                 " (len(tau_syn)) of target node type " +
                                  std::to_string(TP.node_type_ids[static_cast<std::size_t>(trow)]));
           channel = ti.receptor - 1;
         } else {

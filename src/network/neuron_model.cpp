@@ -106,8 +106,8 @@ NeuronParams parse_neuron_params(const std::string& model, const json& params, c
   p.positive("t_ref", n.t_ref);
   for (double t : n.tau_syn) p.positive(n.kind == ModelKind::GlifPsc ? "tau_syn" : "tau_syn_ex/tau_syn_in", t);
   if (!(n.V_th > n.E_L))
-    throw InputError(file, label, "V_th", "must be above E_L (V_th = " + std::to_string(n.V_th) +
-                                              ", E_L = " + std::to_string(n.E_L) + ")");
+    throw InputError(file, label, "V_th",
+                     "must be above E_L (V_th = " + std::to_string(n.V_th) + ", E_L = " + std::to_string(n.E_L) + ")");
   if (!(n.V_reset < n.V_th)) throw InputError(file, label, "V_reset", "must be below V_th");
   return n;
 }

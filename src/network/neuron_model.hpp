@@ -1,7 +1,6 @@
 // Neuron models (MODEL.md sections 1, 2, 10): NEST parameters in, normalized per-step constants out.
 #pragma once
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -22,16 +21,16 @@ struct NeuronParams {
 
 // Per-neuron constants in normalized units (MODEL.md section 2).
 struct DerivedNeuron {
-  double vs = 1;             // V_th - E_L (mV)
-  double E_L = 0;            // mV, to convert v back to V_m
-  double decay = 0;          // exp(-dt / tau_m)
-  double current_factor = 0; // (1 - decay) / g, applied to normalized current
-  double v_reset = 0;        // (V_reset - E_L) / vs
-  int t_ref_steps = 1;       // max(1, ceil(t_ref/dt - 1e-9))
-  double asc_amps[kNumAsc] = {0, 0};    // asc_amps / vs
-  double asc_decay[kNumAsc] = {1, 1};   // exp(-dt * k)
-  std::vector<double> syn_decay;        // exp(-dt / tau_r)
-  std::vector<double> psc_initial;      // e / tau_r
+  double vs = 1;                       // V_th - E_L (mV)
+  double E_L = 0;                      // mV, to convert v back to V_m
+  double decay = 0;                    // exp(-dt / tau_m)
+  double current_factor = 0;           // (1 - decay) / g, applied to normalized current
+  double v_reset = 0;                  // (V_reset - E_L) / vs
+  int t_ref_steps = 1;                 // max(1, ceil(t_ref/dt - 1e-9))
+  double asc_amps[kNumAsc] = {0, 0};   // asc_amps / vs
+  double asc_decay[kNumAsc] = {1, 1};  // exp(-dt * k)
+  std::vector<double> syn_decay;       // exp(-dt / tau_r)
+  std::vector<double> psc_initial;     // e / tau_r
 };
 
 // Parses a dynamics_params JSON for the NEST model `model` (the part after "nest:"). `label` names the node

@@ -49,7 +49,8 @@ struct Progress {
 
 template <class Real>
 SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, const std::vector<PreparedInput>& inputs,
-                              int batch, const std::vector<ReportPlan>& reports, const std::vector<CurrentPulse>& pulses, bool progress) {
+                              int batch, const std::vector<ReportPlan>& reports,
+                              const std::vector<CurrentPulse>& pulses, bool progress) {
   SimOptions opt;
   opt.batch_size = batch;
   opt.n_steps = cfg.n_steps;
@@ -73,7 +74,8 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
       for (int b = 0; b < batch; ++b) {
         for (std::int64_t i = 0; i < net.n_neurons; ++i) {
           if (!c.z(k, b, i)) continue;
-          const auto& pop = net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
+          const auto& pop =
+              net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
           auto& st = spikes[static_cast<std::size_t>(b)][pop.name];
           st.node_ids.push_back(net.neuron_node_id[static_cast<std::size_t>(i)]);
           st.times_ms.push_back(time);
@@ -100,7 +102,8 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
   };
   for (int b = 0; b < batch; ++b) {
     const std::string path = per_sample_path(cfg.spikes_file, b, batch);
-    write_atomic(path, [&](const std::string& tmp) { write_spike_file(tmp, true, spikes[static_cast<std::size_t>(b)]); });
+    write_atomic(path,
+                 [&](const std::string& tmp) { write_spike_file(tmp, true, spikes[static_cast<std::size_t>(b)]); });
     log::get()->info("wrote {}", path);
   }
   for (std::size_t r = 0; r < reports.size(); ++r) {
@@ -122,8 +125,8 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
           std::vector<float> data(static_cast<std::size_t>(cfg.n_steps) * cols.size());
           std::vector<std::uint64_t> ids, elem(cols.size(), 0), ptr(cols.size() + 1);
           for (std::size_t c = 0; c < cols.size(); ++c) {
-            ids.push_back(static_cast<std::uint64_t>(
-                net.neuron_node_id[static_cast<std::size_t>(reports[r].neurons[cols[c]])]));
+            ids.push_back(
+                static_cast<std::uint64_t>(net.neuron_node_id[static_cast<std::size_t>(reports[r].neurons[cols[c]])]));
             ptr[c + 1] = c + 1;
             for (std::int64_t k = 0; k < cfg.n_steps; ++k)
               data[static_cast<std::size_t>(k) * cols.size() + c] = tr[static_cast<std::size_t>(k) * nrec + cols[c]];

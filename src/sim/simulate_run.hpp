@@ -6,9 +6,9 @@ namespace dpointnet {
 
 struct SimulateCommand {
   std::string config;
-  bool overwrite = false;        // also allowed by output.overwrite_output_dir
-  int batch_size = 0;            // 0: run.batch_size
-  std::string precision;         // "" : run.precision
+  bool overwrite = false;  // also allowed by output.overwrite_output_dir
+  int batch_size = 0;      // 0: run.batch_size
+  std::string precision;   // "" : run.precision
   bool progress = true;
 };
 

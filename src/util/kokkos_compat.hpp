@@ -71,7 +71,7 @@ inline int concurrency() {
 }  // namespace dpointnet::compat
 
 // True when Kokkos::Serial is enabled and is not the default execution space.
-#if defined(KOKKOS_ENABLE_SERIAL) &&                                                                    \
+#if defined(KOKKOS_ENABLE_SERIAL) &&                                                                   \
     (defined(KOKKOS_ENABLE_OPENMP) || defined(KOKKOS_ENABLE_THREADS) || defined(KOKKOS_ENABLE_CUDA) || \
      defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL))
 #define DPOINTNET_SECOND_SERIAL_SPACE 1

@@ -234,13 +234,14 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
     const std::int64_t ns = in->edges.n_sources;
     kernels::PropagateFunctor<Real, ExecSpace, std::uint16_t> f{in->edges, in->ring, u_, t, D_};
     Kokkos::parallel_for("dpointnet::propagate_input", Policy(0, std::int64_t(B_) * ns * D_), f);
-    if (count_events_) events_ += impl::count_events<ExecSpace, std::uint16_t>(in->ring, in->edges.offsets, t, D_, B_, ns);
+    if (count_events_)
+      events_ += impl::count_events<ExecSpace, std::uint16_t>(in->ring, in->edges.offsets, t, D_, B_, ns);
   }
   // 2-8. neurons
   const int slot_now = static_cast<int>(t % D_);
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
-  kernels::NeuronStepFunctor<Real, ExecSpace> nf{k_,      state_,    u_,        z_ring_, v_step_, i_ext_, static_cast<Real>(dt_),
-                                                 int(N_), slot_prev, slot_now, t > 0};
+  kernels::NeuronStepFunctor<Real, ExecSpace> nf{
+      k_, state_, u_, z_ring_, v_step_, i_ext_, static_cast<Real>(dt_), int(N_), slot_prev, slot_now, t > 0};
   Kokkos::parallel_for("dpointnet::neuron_step", Policy(0, std::int64_t(B_) * N_), nf);
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
@@ -249,21 +250,22 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
     if (in->spec.silent) continue;
     if (in->spec.kind == InputKind::SpikeFile) {
       if (t >= static_cast<std::int64_t>(in->h_step_offsets.size()) - 1) continue;
-      const std::int64_t n = in->h_step_offsets[static_cast<std::size_t>(t + 1)] - in->h_step_offsets[static_cast<std::size_t>(t)];
+      const std::int64_t n =
+          in->h_step_offsets[static_cast<std::size_t>(t + 1)] - in->h_step_offsets[static_cast<std::size_t>(t)];
       if (n == 0) continue;
       kernels::StampedSpikesFunctor<ExecSpace> f{in->step_offsets, in->source, in->count, in->ring, t, slot_now, B_};
       Kokkos::parallel_for("dpointnet::input_spike_file", Policy(0, n * B_), f);
     } else {
       kernels::RandomInputFunctor<ExecSpace> f{in->p,
-                                              in->p0,
-                                              in->ring,
-                                              opt_.seed,
-                                              in->spec.purpose,
-                                              t,
-                                              opt_.sample_offset,
-                                              in->edges.n_sources,
-                                              slot_now,
-                                              in->spec.kind == InputKind::Poisson};
+                                               in->p0,
+                                               in->ring,
+                                               opt_.seed,
+                                               in->spec.purpose,
+                                               t,
+                                               opt_.sample_offset,
+                                               in->edges.n_sources,
+                                               slot_now,
+                                               in->spec.kind == InputKind::Poisson};
       Kokkos::parallel_for("dpointnet::input_random", Policy(0, std::int64_t(B_) * in->edges.n_sources), f);
     }
   }
@@ -281,7 +283,7 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
   auto hz = Kokkos::create_mirror_view(rec_z_);
   auto hv = Kokkos::create_mirror_view(rec_v_);
   Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> hv_d("record.v_host", hv.extent(0), hv.extent(1),
-                                                                        hv.extent(2));
+                                                                       hv.extent(2));
   std::int64_t done = 0;
   while (done < steps) {
     const int n = static_cast<int>(std::min<std::int64_t>(opt_.record_chunk, steps - done));
@@ -296,8 +298,8 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
       RecordedChunk c;
       c.first_step = first;
       c.n_steps = n;
-      c.z = Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Kokkos::HostSpace>(hz.data(), hz.extent(0),
-                                                                                    hz.extent(1), hz.extent(2));
+      c.z = Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Kokkos::HostSpace>(hz.data(), hz.extent(0), hz.extent(1),
+                                                                                  hz.extent(2));
       c.v = hv_d;
       sink(c);
     } else {
