@@ -14,6 +14,12 @@ struct GroupedEdges {
   Kokkos::View<std::uint8_t*, MemSpace> channel;
   Kokkos::View<Real*, MemSpace> weight;              // normalized weight
   Kokkos::View<std::int64_t*, MemSpace> file_index;  // position of the edge in the projection's read order
+  Kokkos::View<std::int32_t*, MemSpace> source;      // per grouped edge
+  Kokkos::View<std::uint16_t*, MemSpace> delay;      // per grouped edge, steps
+  // Target-major view of the same edges (for the backward pass): edges of target i are
+  // by_target(target_offsets(i)) .. by_target(target_offsets(i + 1) - 1), indices into the arrays above.
+  Kokkos::View<std::int64_t*, MemSpace> target_offsets;  // [n_targets + 1]
+  Kokkos::View<std::int64_t*, MemSpace> by_target;
   std::int64_t n_sources = 0;
 };
 
@@ -42,6 +48,31 @@ struct PropagateFunctor {
     const std::int64_t g = j * D + dm1;
     for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k)
       Kokkos::atomic_add(&u(b, e.channel(k), e.target(k)), e.weight(k) * fa);
+  }
+};
+
+// The same drive computed target-major, without atomics: every (b, i) sums its own in-edges. Costs all edges
+// per step (used by tests as an independent check of the scatter, and by the backward pass's transposes).
+template <class Real, class ExecSpace, class Activity>
+struct GatherDriveFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  GroupedEdges<Real, MemSpace> e;
+  Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> ring;
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> u;  // [B][R][N], accumulated into
+  std::int64_t t;
+  int D;
+  std::int64_t n_targets;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const std::int64_t i = idx % n_targets;
+    const int b = static_cast<int>(idx / n_targets);
+    for (std::int64_t q = e.target_offsets(i); q < e.target_offsets(i + 1); ++q) {
+      const std::int64_t k = e.by_target(q);
+      const std::int64_t s = t - e.delay(k);
+      if (s < 0) continue;
+      const Activity a = ring(static_cast<int>(s % D), b, e.source(k));
+      if (a) u(b, e.channel(k), i) += e.weight(k) * static_cast<Real>(a);
+    }
   }
 };
 

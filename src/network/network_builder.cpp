@@ -377,6 +377,9 @@ void read_edges(const SimulationConfig& cfg, Network& net, const std::vector<Neu
           throw InputError(entry.edges_file, elabel, "delay",
                            "delay " + std::to_string(delay_ms) + " ms rounds to " + std::to_string(int(dsteps)) +
                                " steps of dt = " + std::to_string(cfg.dt) + " ms; at least 1 step is required");
+        if (dsteps > 65535)
+          throw InputError(entry.edges_file, elabel, "delay",
+                           "delay " + std::to_string(delay_ms) + " ms is more than 65535 steps of dt");
         const std::int64_t tgt = TP.offset + trow;
         const NeuronParams& np = params[static_cast<std::size_t>(tgt)];
         int channel = 0;

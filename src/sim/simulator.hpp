@@ -81,6 +81,7 @@ class Simulator {
 
 // Groups a projection's edges by (source, delay) for the event-driven forward pass.
 template <class Real, class MemSpace>
-kernels::GroupedEdges<Real, MemSpace> group_edges(const Projection& p, int max_delay, const std::string& label);
+kernels::GroupedEdges<Real, MemSpace> group_edges(const Projection& p, int max_delay, std::int64_t n_targets,
+                                                  const std::string& label);
 
 }  // namespace dpointnet

@@ -8,7 +8,8 @@
 namespace dpointnet {
 
 template <class Real, class MemSpace>
-kernels::GroupedEdges<Real, MemSpace> group_edges(const Projection& p, int D, const std::string& label) {
+kernels::GroupedEdges<Real, MemSpace> group_edges(const Projection& p, int D, std::int64_t n_targets,
+                                                  const std::string& label) {
   kernels::GroupedEdges<Real, MemSpace> g;
   g.n_sources = p.n_sources;
   const std::size_t ne = p.size();
@@ -23,6 +24,8 @@ kernels::GroupedEdges<Real, MemSpace> group_edges(const Projection& p, int D, co
   auto h_ch = Kokkos::View<std::uint8_t*, Kokkos::HostSpace>("channel", ne);
   auto h_w = Kokkos::View<Real*, Kokkos::HostSpace>("weight", ne);
   auto h_fi = Kokkos::View<std::int64_t*, Kokkos::HostSpace>("file_index", ne);
+  auto h_src = Kokkos::View<std::int32_t*, Kokkos::HostSpace>("source", ne);
+  auto h_del = Kokkos::View<std::uint16_t*, Kokkos::HostSpace>("delay", ne);
   std::vector<std::int64_t> fill(ng, 0);
   for (std::size_t e = 0; e < ne; ++e) {
     const std::size_t key = static_cast<std::size_t>(p.source[e]) * D + static_cast<std::size_t>(p.delay_steps[e] - 1);
@@ -31,6 +34,21 @@ kernels::GroupedEdges<Real, MemSpace> group_edges(const Projection& p, int D, co
     h_ch(pos) = static_cast<std::uint8_t>(p.channel[e]);
     h_w(pos) = static_cast<Real>(p.weight[e]);
     h_fi(pos) = static_cast<std::int64_t>(e);
+    h_src(pos) = static_cast<std::int32_t>(p.source[e]);
+    h_del(pos) = static_cast<std::uint16_t>(p.delay_steps[e]);
+  }
+  // target-major index (stable: within a target, in source-grouped order)
+  auto h_toff =
+      Kokkos::View<std::int64_t*, Kokkos::HostSpace>("target_offsets", static_cast<std::size_t>(n_targets) + 1);
+  auto h_bt = Kokkos::View<std::int64_t*, Kokkos::HostSpace>("by_target", ne);
+  for (std::size_t k = 0; k < ne; ++k) h_toff(static_cast<std::size_t>(h_tgt(k)) + 1)++;
+  for (std::int64_t i = 0; i < n_targets; ++i) h_toff(i + 1) += h_toff(i);
+  {
+    std::vector<std::int64_t> tfill(static_cast<std::size_t>(n_targets), 0);
+    for (std::size_t k = 0; k < ne; ++k) {
+      const auto i = static_cast<std::size_t>(h_tgt(k));
+      h_bt(h_toff(i) + tfill[i]++) = static_cast<std::int64_t>(k);
+    }
   }
   g.offsets = Kokkos::View<std::int64_t*, MemSpace>(label + ".offsets", ng + 1);
   g.target = Kokkos::View<std::int32_t*, MemSpace>(label + ".target", ne);
@@ -42,6 +60,14 @@ kernels::GroupedEdges<Real, MemSpace> group_edges(const Projection& p, int D, co
   Kokkos::deep_copy(g.channel, h_ch);
   Kokkos::deep_copy(g.weight, h_w);
   Kokkos::deep_copy(g.file_index, h_fi);
+  g.source = Kokkos::View<std::int32_t*, MemSpace>(label + ".source", ne);
+  g.delay = Kokkos::View<std::uint16_t*, MemSpace>(label + ".delay", ne);
+  g.target_offsets = Kokkos::View<std::int64_t*, MemSpace>(label + ".target_offsets", h_toff.extent(0));
+  g.by_target = Kokkos::View<std::int64_t*, MemSpace>(label + ".by_target", ne);
+  Kokkos::deep_copy(g.source, h_src);
+  Kokkos::deep_copy(g.delay, h_del);
+  Kokkos::deep_copy(g.target_offsets, h_toff);
+  Kokkos::deep_copy(g.by_target, h_bt);
   return g;
 }
 
@@ -118,13 +144,13 @@ Simulator<Real, ExecSpace>::Simulator(const Network& net, const std::vector<Prep
   state_.psc = decltype(state_.psc)("state.psc", B_, R_, N);
   u_ = decltype(u_)("drive.u", B_, R_, N);
   z_ring_ = kernels::SpikeRing<MemSpace>("state.z_ring", D_, B_, N);
-  recurrent_ = group_edges<Real, MemSpace>(net.projections[0], D_, "edges.recurrent");
+  recurrent_ = group_edges<Real, MemSpace>(net.projections[0], D_, N_, "edges.recurrent");
   for (const PreparedInput& in : inputs) {
     auto rt = std::make_unique<InputRuntime>();
     rt->spec = in;
     const Projection& pr = net.projections[static_cast<std::size_t>(in.projection)];
     const std::string lbl = "input." + pr.source_population;
-    rt->edges = group_edges<Real, MemSpace>(pr, D_, "edges." + pr.source_population);
+    rt->edges = group_edges<Real, MemSpace>(pr, D_, N_, "edges." + pr.source_population);
     rt->ring = kernels::CountRing<MemSpace>(lbl + ".ring", D_, B_, static_cast<std::size_t>(pr.n_sources));
     if (!in.silent && in.kind == InputKind::SpikeFile) {
       rt->h_step_offsets = in.spikes.step_offsets;
