@@ -3,6 +3,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
+#include "kernels/propagate.hpp"
 #include "network/neuron_model.hpp"
 
 namespace dpointnet::kernels {
@@ -35,7 +36,7 @@ struct NeuronStepFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   NeuronConstants<Real, MemSpace> k;
   NeuronState<Real, MemSpace> s;
-  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> u;  // synaptic drive [B][R][N]
+  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point synaptic drive [B][R][N]
   SpikeRing<MemSpace> ring;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_out;  // optional [B][N] copy of v' (may be empty)
   Kokkos::View<Real*, MemSpace> i_ext;  // normalized external (clamp) current per neuron, same for all samples
@@ -54,7 +55,7 @@ struct NeuronStepFunctor {
       const Real p = s.psc(b, c, i);
       const Real sd = k.syn_decay(c, i);
       psum += p;
-      s.psc_rise(b, c, i) = sd * rise + k.psc_initial(c, i) * u(b, c, i);
+      s.psc_rise(b, c, i) = sd * rise + k.psc_initial(c, i) * static_cast<Real>(from_fixed(u(b, c, i)));
       s.psc(b, c, i) = sd * p + dt * sd * rise;
     }
     Real asum = 0;

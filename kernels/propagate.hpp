@@ -7,6 +7,18 @@
 
 namespace dpointnet::kernels {
 
+// The synaptic drive is accumulated in fixed point (units of 2^-36, int64), so the sum of a step's events does
+// not depend on the order in which threads add them: runs are bitwise reproducible for any thread count, and a
+// recomputed segment (time checkpointing) reproduces the forward pass exactly. Range +-2^27 in normalized
+// units (threshold gaps), resolution 1.5e-11.
+inline constexpr double kDriveScale = 68719476736.0;  // 2^36
+
+KOKKOS_INLINE_FUNCTION std::int64_t to_fixed(double x) {
+  const double s = x * kDriveScale;
+  return static_cast<std::int64_t>(s >= 0 ? s + 0.5 : s - 0.5);
+}
+KOKKOS_INLINE_FUNCTION double from_fixed(std::int64_t q) { return static_cast<double>(q) * (1.0 / kDriveScale); }
+
 template <class Real, class MemSpace>
 struct GroupedEdges {
   Kokkos::View<std::int64_t*, MemSpace> offsets;  // [n_sources * D + 1], group (j, d) = j * D + (d - 1)
@@ -29,7 +41,7 @@ struct PropagateFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> ring;
-  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> u;  // [B][R][N]
+  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point drive [B][R][N]
   std::int64_t t;                                          // current step
   int D;
 
@@ -44,10 +56,10 @@ struct PropagateFunctor {
     const int slot = static_cast<int>(src_step % D);
     const Activity a = ring(slot, b, j);
     if (a == 0) return;
-    const Real fa = static_cast<Real>(a);
+    const double fa = static_cast<double>(a);
     const std::int64_t g = j * D + dm1;
     for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k)
-      Kokkos::atomic_add(&u(b, e.channel(k), e.target(k)), e.weight(k) * fa);
+      Kokkos::atomic_add(&u(b, e.channel(k), e.target(k)), to_fixed(static_cast<double>(e.weight(k)) * fa));
   }
 };
 
@@ -58,7 +70,7 @@ struct GatherDriveFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> ring;
-  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> u;  // [B][R][N], accumulated into
+  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point [B][R][N], accumulated into
   std::int64_t t;
   int D;
   std::int64_t n_targets;
@@ -71,7 +83,7 @@ struct GatherDriveFunctor {
       const std::int64_t s = t - e.delay(k);
       if (s < 0) continue;
       const Activity a = ring(static_cast<int>(s % D), b, e.source(k));
-      if (a) u(b, e.channel(k), i) += e.weight(k) * static_cast<Real>(a);
+      if (a) u(b, e.channel(k), i) += to_fixed(static_cast<double>(e.weight(k)) * static_cast<double>(a));
     }
   }
 };

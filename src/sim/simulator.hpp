@@ -65,7 +65,7 @@ class Simulator {
   SimOptions opt_;
   kernels::NeuronConstants<Real, MemSpace> k_;
   kernels::NeuronState<Real, MemSpace> state_;
-  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> u_;
+  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u_;
   kernels::SpikeRing<MemSpace> z_ring_;
   kernels::GroupedEdges<Real, MemSpace> recurrent_;
   std::vector<std::unique_ptr<InputRuntime>> inputs_;

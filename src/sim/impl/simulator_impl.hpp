@@ -248,7 +248,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   const std::int64_t t = t_;
   update_current(t);
-  Kokkos::deep_copy(u_, Real(0));
+  Kokkos::deep_copy(u_, std::int64_t(0));
   // 1. synaptic drive
   if (recurrent_.target.extent(0) > 0) {
     kernels::PropagateFunctor<Real, ExecSpace, std::uint8_t> f{recurrent_, z_ring_, u_, t, D_};
