@@ -38,6 +38,30 @@ File File::open_read(const std::string& path) {
   return f;
 }
 
+File File::open_rw(const std::string& path) {
+  silence_errors();
+  if (!std::filesystem::exists(path)) throw InputError(path, "", "", "file does not exist");
+  File f;
+  f.path_ = path;
+  f.file_ = Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  if (!f.file_.valid()) throw InputError(path, "", "", "cannot open HDF5 file for writing");
+  return f;
+}
+
+void File::overwrite_double(const std::string& ds, const std::vector<double>& v) {
+  if (dataset_length(ds) != v.size()) fail(path_, ds, "length differs from the values to write");
+  Handle d(H5Dopen2(file_.id(), ds.c_str(), H5P_DEFAULT), H5Dclose);
+  if (H5Dwrite(d.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+    fail(path_, ds, "cannot write dataset");
+}
+
+void File::copy_from(const File& src, const std::string& src_obj, const std::string& dst_obj) {
+  auto slash = dst_obj.rfind('/');
+  if (slash != std::string::npos && slash > 0) create_group(dst_obj.substr(0, slash));
+  if (H5Ocopy(src.id(), src_obj.c_str(), file_.id(), dst_obj.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+    fail(path_, dst_obj, "cannot copy " + src_obj + " from " + src.path());
+}
+
 File File::create(const std::string& path, bool overwrite) {
   silence_errors();
   if (!overwrite && std::filesystem::exists(path))
@@ -231,6 +255,9 @@ void File::write_float(const std::string& ds, const std::vector<float>& v, bool 
 void File::write_uint64_2d(const std::string& ds, const std::vector<std::uint64_t>& v, std::size_t rows,
                            std::size_t cols) {
   write_raw(ds, H5T_NATIVE_UINT64, H5T_STD_U64LE, v.data(), {rows, cols}, false);
+}
+void File::write_double_2d(const std::string& ds, const std::vector<double>& v, std::size_t rows, std::size_t cols) {
+  write_raw(ds, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, v.data(), {rows, cols}, false);
 }
 void File::write_float_2d(const std::string& ds, const std::vector<float>& v, std::size_t rows, std::size_t cols,
                           bool gzip) {

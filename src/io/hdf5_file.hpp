@@ -31,6 +31,12 @@ class File {
  public:
   // Opens an existing file read-only. Throws InputError naming the file if it is missing or not HDF5.
   static File open_read(const std::string& path);
+  // Opens an existing file for reading and writing.
+  static File open_rw(const std::string& path);
+  // Overwrites the values of an existing 1-d float64-compatible dataset (same length).
+  void overwrite_double(const std::string& ds, const std::vector<double>& v);
+  // Copies an object (group or dataset, recursively) from another file.
+  void copy_from(const File& src, const std::string& src_obj, const std::string& dst_obj);
   // Creates a new file; refuses to replace an existing one unless overwrite is set.
   static File create(const std::string& path, bool overwrite);
 
@@ -61,6 +67,7 @@ class File {
   void write_float(const std::string& ds, const std::vector<float>& v, bool gzip = false);
   // 2-d row-major arrays
   void write_uint64_2d(const std::string& ds, const std::vector<std::uint64_t>& v, std::size_t rows, std::size_t cols);
+  void write_double_2d(const std::string& ds, const std::vector<double>& v, std::size_t rows, std::size_t cols);
   void write_float_2d(const std::string& ds, const std::vector<float>& v, std::size_t rows, std::size_t cols,
                       bool gzip = false);
   void write_attr_string(const std::string& obj, const std::string& name, const std::string& value);

@@ -30,6 +30,7 @@ struct Projection {
   std::vector<int> delay_steps;
   std::vector<double> weight_pA;  // syn_weight * nsyns
   std::vector<double> weight;     // normalized: weight_pA / vs[target]
+  std::vector<double> nsyns;      // multiplicity (1 when absent), for export
   // provenance, for export: the SONATA edge population and row of every edge
   std::vector<int> edge_population;
   std::vector<std::int64_t> edge_row;

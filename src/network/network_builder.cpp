@@ -402,6 +402,7 @@ void read_edges(const SimulationConfig& cfg, Network& net, const std::vector<Neu
         proj.channel.push_back(channel);
         proj.delay_steps.push_back(static_cast<int>(dsteps));
         proj.weight_pA.push_back(w);
+        proj.nsyns.push_back(nsyns);
         proj.weight.push_back(w / net.neurons[static_cast<std::size_t>(tgt)].vs);
         proj.edge_population.push_back(epop);
         proj.edge_row.push_back(static_cast<std::int64_t>(i));

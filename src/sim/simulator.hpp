@@ -47,6 +47,30 @@ class Simulator {
   void run(std::int64_t steps, const std::function<void(const RecordedChunk&)>& sink);
   std::int64_t current_step() const { return t_; }
 
+  // ---- for the trainer: time-checkpoint snapshots, per-step hooks, access to weights and constants ----
+  struct Snapshot {
+    kernels::NeuronState<Real, MemSpace> state;
+    kernels::SpikeRing<MemSpace> z_ring;
+    std::vector<kernels::CountRing<MemSpace>> input_rings;
+    std::int64_t t = 0;
+  };
+  Snapshot make_snapshot() const;  // allocates
+  void save(Snapshot& s) const;    // copies the current state into s
+  void restore(const Snapshot& s);
+  // Called after every step with the step index and the ring slot (t mod D) that holds its spikes/inputs.
+  void set_step_hook(std::function<void(std::int64_t, int)> hook) { hook_ = std::move(hook); }
+  kernels::GroupedEdges<Real, MemSpace>& recurrent_edges() { return recurrent_; }
+  int n_inputs() const { return static_cast<int>(inputs_.size()); }
+  kernels::GroupedEdges<Real, MemSpace>& input_edges(int k);
+  const PreparedInput& input_spec(int k) const;
+  const kernels::CountRing<MemSpace>& input_ring(int k) const;
+  const kernels::SpikeRing<MemSpace>& z_ring() const { return z_ring_; }
+  const kernels::NeuronConstants<Real, MemSpace>& constants() const { return k_; }
+  int max_delay() const { return D_; }
+  int n_channels() const { return R_; }
+  double dt() const { return dt_; }
+  void set_sample_offset(std::int64_t o) { opt_.sample_offset = o; }
+
   int batch_size() const { return B_; }
   std::int64_t n_neurons() const { return N_; }
   const kernels::NeuronState<Real, MemSpace>& state() const { return state_; }
@@ -74,7 +98,8 @@ class Simulator {
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_step_;
   Kokkos::View<Real*, MemSpace> i_ext_;
   std::vector<CurrentPulse> pulses_;
-  void update_current(std::int64_t t);
+  void update_current(std::int64_t t, bool force = false);
+  std::function<void(std::int64_t, int)> hook_;
   bool count_events_ = false;
   double events_ = 0;
 };

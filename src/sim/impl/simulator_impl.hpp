@@ -193,8 +193,8 @@ void Simulator<Real, ExecSpace>::set_current_pulses(const std::vector<CurrentPul
 
 // Recomputes the external current from the pulses active at step t (only when the active set changes).
 template <class Real, class ExecSpace>
-void Simulator<Real, ExecSpace>::update_current(std::int64_t t) {
-  bool change = (t == 0);
+void Simulator<Real, ExecSpace>::update_current(std::int64_t t, bool force) {
+  bool change = force || (t == 0);
   for (const auto& p : pulses_) change = change || p.first_step == t || p.end_step == t;
   if (!change || pulses_.empty()) return;
   auto h = Kokkos::create_mirror_view(i_ext_);
@@ -301,7 +301,61 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   if (opt_.record_v) {
     Kokkos::deep_copy(Kokkos::subview(rec_v_, rec_index, Kokkos::ALL, Kokkos::ALL), v_step_);
   }
+  if (hook_) hook_(t, slot_now);
   ++t_;
+}
+
+template <class Real, class ExecSpace>
+typename Simulator<Real, ExecSpace>::Snapshot Simulator<Real, ExecSpace>::make_snapshot() const {
+  Snapshot s;
+  const std::size_t N = static_cast<std::size_t>(N_);
+  s.state.v = decltype(s.state.v)("snapshot.v", B_, N);
+  s.state.r = decltype(s.state.r)("snapshot.r", B_, N);
+  s.state.asc = decltype(s.state.asc)("snapshot.asc", B_, kNumAsc, N);
+  s.state.psc_rise = decltype(s.state.psc_rise)("snapshot.psc_rise", B_, R_, N);
+  s.state.psc = decltype(s.state.psc)("snapshot.psc", B_, R_, N);
+  s.z_ring = kernels::SpikeRing<MemSpace>("snapshot.z_ring", D_, B_, N);
+  for (const auto& in : inputs_)
+    s.input_rings.emplace_back("snapshot.input_ring", in->ring.extent(0), in->ring.extent(1), in->ring.extent(2));
+  return s;
+}
+
+template <class Real, class ExecSpace>
+void Simulator<Real, ExecSpace>::save(Snapshot& s) const {
+  Kokkos::deep_copy(s.state.v, state_.v);
+  Kokkos::deep_copy(s.state.r, state_.r);
+  Kokkos::deep_copy(s.state.asc, state_.asc);
+  Kokkos::deep_copy(s.state.psc_rise, state_.psc_rise);
+  Kokkos::deep_copy(s.state.psc, state_.psc);
+  Kokkos::deep_copy(s.z_ring, z_ring_);
+  for (std::size_t q = 0; q < inputs_.size(); ++q) Kokkos::deep_copy(s.input_rings[q], inputs_[q]->ring);
+  s.t = t_;
+}
+
+template <class Real, class ExecSpace>
+void Simulator<Real, ExecSpace>::restore(const Snapshot& s) {
+  Kokkos::deep_copy(state_.v, s.state.v);
+  Kokkos::deep_copy(state_.r, s.state.r);
+  Kokkos::deep_copy(state_.asc, s.state.asc);
+  Kokkos::deep_copy(state_.psc_rise, s.state.psc_rise);
+  Kokkos::deep_copy(state_.psc, s.state.psc);
+  Kokkos::deep_copy(z_ring_, s.z_ring);
+  for (std::size_t q = 0; q < inputs_.size(); ++q) Kokkos::deep_copy(inputs_[q]->ring, s.input_rings[q]);
+  t_ = s.t;
+  update_current(t_, true);
+}
+
+template <class Real, class ExecSpace>
+kernels::GroupedEdges<Real, typename ExecSpace::memory_space>& Simulator<Real, ExecSpace>::input_edges(int k) {
+  return inputs_[static_cast<std::size_t>(k)]->edges;
+}
+template <class Real, class ExecSpace>
+const PreparedInput& Simulator<Real, ExecSpace>::input_spec(int k) const {
+  return inputs_[static_cast<std::size_t>(k)]->spec;
+}
+template <class Real, class ExecSpace>
+const kernels::CountRing<typename ExecSpace::memory_space>& Simulator<Real, ExecSpace>::input_ring(int k) const {
+  return inputs_[static_cast<std::size_t>(k)]->ring;
 }
 
 template <class Real, class ExecSpace>

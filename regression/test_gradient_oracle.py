@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""Gradient regression (issue 3, evidence 1): dpointnet's BPTT against the independent PyTorch autograd oracle.
+
+  test_gradient_oracle.py --bin build/dpointnet [--neurons 300] [--steps 50] [--batch 4] [--precision float64]
+
+Generates a network with `dpointnet generate`, trains recurrent, LGN and background weights with
+TargetFiringRate + VoltageRegularization + WeightRegularization, and compares one batch: the loss (relative
+1e-6), every surface's gradient (relative L2 1e-5) and the first Adam update (relative L2 1e-5 of the weights
+after it, and of the update itself). Prints the worst errors and 'N passed, M failed'.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cmd):
+    print("  $ " + " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stdout[-4000:])
+        print(r.stderr[-4000:])
+        raise SystemExit(f"command failed ({r.returncode})")
+    return r
+
+
+def rel_l2(a, b):
+    a = np.asarray(a, np.float64)
+    b = np.asarray(b, np.float64)
+    den = max(np.linalg.norm(b), 1e-300)
+    return float(np.linalg.norm(a - b) / den)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--neurons", type=int, default=300)
+    ap.add_argument("--steps", type=int, default=50)
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--precision", default="float64")
+    ap.add_argument("--checkpoint-interval", type=int, default=25)
+    ap.add_argument("--surrogate", default="triangle")
+    ap.add_argument("--tol-loss", type=float, default=1e-6)
+    ap.add_argument("--tol-grad", type=float, default=1e-5)
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="dpointnet_grad_")
+    passed = failed = 0
+    try:
+        net = os.path.join(tmp, "net")
+        run([args.bin, "generate", "--out", net, "--neurons", str(args.neurons), "--seed", "5", "--lgn-rate", "20"])
+        with open(os.path.join(net, "config.simulation.json")) as f:
+            cfg = json.load(f)
+        cfg["network"] = os.path.join(net, cfg["network"])
+        cfg["run"].update({"tstop": float(args.steps), "dt": 1.0, "batch_size": args.batch, "seed": 99,
+                           "precision": args.precision})
+        cfg["output"] = {"output_dir": os.path.join(tmp, "out")}
+        cfg["train"] = {
+            "steps": 1,
+            "checkpoint_interval": args.checkpoint_interval,
+            "surrogate": {"type": args.surrogate, "dampening_factor": 0.3, "sigma": 0.28},
+            "voltage_gradient_dampening": 0.5,
+            "recurrent_dampening_factor": 0.1,
+            "trainable": {"recurrent": True, "lgn": True, "bkg": True},
+            "losses": [
+                {"type": "TargetFiringRate", "cost": 1.0, "target": 20.0},
+                {"type": "VoltageRegularization", "cost": 0.5, "mode": "range"},
+                {"type": "WeightRegularization", "cost": 0.1},
+            ],
+            "optimizer": {"type": "adam", "lr": 0.01},
+        }
+        cpath = os.path.join(tmp, "train.json")
+        with open(cpath, "w") as f:
+            json.dump(cfg, f, indent=1)
+        run([args.bin, "train", cpath, "--gradient-check", os.path.join(tmp, "cpp.h5")])
+        run(["/usr/bin/python3", os.path.join(HERE, "run_grad_oracle.py"), cpath, "--out", os.path.join(tmp, "ref.h5")])
+        with h5py.File(os.path.join(tmp, "cpp.h5"), "r") as c, h5py.File(os.path.join(tmp, "ref.h5"), "r") as r:
+            checks = []
+            lc, lr = float(c["loss/total"][0]), float(r["loss/total"][0])
+            checks.append(("loss total", abs(lc - lr) / max(abs(lr), 1e-300), args.tol_loss, f"{lc:.12g} vs {lr:.12g}"))
+            for name in r["loss"]:
+                if name == "total":
+                    continue
+                a, b = float(c["loss"][name][0]), float(r["loss"][name][0])
+                checks.append((f"loss {name}", abs(a - b) / max(abs(b), 1e-300), args.tol_loss, f"{a:.12g} vs {b:.12g}"))
+            for s in r["grad"]:
+                g_c, g_r = c["grad"][s][()], r["grad"][s][()]
+                checks.append((f"grad {s} ({len(g_r)} edges)", rel_l2(g_c, g_r), args.tol_grad,
+                               f"|g| {np.linalg.norm(g_r):.6g}"))
+            for s in r["weights"]:
+                w_c, w_r = c["weights"][s][()], r["weights"][s][()]
+                checks.append((f"weights {s} before", rel_l2(w_c[0], w_r[0]), 1e-12 if args.precision == "float64" else 1e-6, ""))
+                checks.append((f"first Adam update {s}", rel_l2(w_c[1] - w_c[0], w_r[1] - w_r[0]) if np.any(w_r[1] != w_r[0]) else rel_l2(w_c[1], w_r[1]),
+                               args.tol_grad, ""))
+            print(f"  rate: dpointnet {float(c['rate_mean_hz'][0]):.4f} Hz, oracle {float(r['rate_mean_hz'][0]):.4f} Hz")
+            worst = 0.0
+            for name, err, tol, info in checks:
+                ok = err <= tol
+                worst = max(worst, err)
+                print(f"  {'ok  ' if ok else 'FAIL'} {name}: relative error {err:.3e} (tolerance {tol:g}) {info}")
+                passed += ok
+                failed += not ok
+            print(f"  worst relative error {worst:.3e}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+#include "train/train_config.hpp"
+
+#include <cmath>
+
+#include "util/error.hpp"
+
+using nlohmann::json;
+
+namespace dpointnet {
+
+namespace {
+struct KeyReader {
+  const std::string& file;
+  std::string section;
+  double number(const json& o, const char* key, double dflt, bool positive = false, bool nonneg = false) const {
+    if (!o.contains(key) || o[key].is_null()) return dflt;
+    if (!o[key].is_number() || !std::isfinite(o[key].get<double>()))
+      throw InputError(file, section, key, "must be a finite number, got " + o[key].dump());
+    const double v = o[key].get<double>();
+    if (positive && !(v > 0)) throw InputError(file, section, key, "must be > 0, got " + o[key].dump());
+    if (nonneg && v < 0) throw InputError(file, section, key, "must be >= 0, got " + o[key].dump());
+    return v;
+  }
+  std::int64_t integer(const json& o, const char* key, std::int64_t dflt, std::int64_t min) const {
+    if (!o.contains(key)) return dflt;
+    if (!o[key].is_number_integer() || o[key].get<std::int64_t>() < min)
+      throw InputError(file, section, key, "must be an integer >= " + std::to_string(min) + ", got " + o[key].dump());
+    return o[key].get<std::int64_t>();
+  }
+  std::string string(const json& o, const char* key, const std::string& dflt) const {
+    if (!o.contains(key)) return dflt;
+    if (!o[key].is_string()) throw InputError(file, section, key, "must be a string, got " + o[key].dump());
+    return o[key].get<std::string>();
+  }
+};
+
+void reject_unknown(const json& o, const std::string& file, const std::string& section,
+                    std::initializer_list<const char*> known) {
+  for (auto& [k, v] : o.items()) {
+    bool ok = false;
+    for (const char* n : known) ok = ok || k == n;
+    if (!ok) throw InputError(file, section, k, "is not a known key");
+  }
+}
+}  // namespace
+
+TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) {
+  TrainConfig t;
+  const std::string& f = cfg.path;
+  if (!cfg.resolved.contains("train") || !cfg.resolved["train"].is_object())
+    throw InputError(f, "", "train", "section is required for training");
+  const json& j = cfg.resolved["train"];
+  reject_unknown(j, f, "train",
+                 {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate",
+                  "voltage_gradient_dampening", "recurrent_dampening_factor", "trainable", "losses", "optimizer",
+                  "save_checkpoint_every", "log_every"});
+  KeyReader r{f, "train"};
+  if (j.contains("epochs") || j.contains("steps_per_epoch")) {
+    if (j.contains("steps")) throw InputError(f, "train", "steps", "give either steps or epochs x steps_per_epoch");
+    t.steps = r.integer(j, "epochs", 1, 1) * r.integer(j, "steps_per_epoch", 1, 1);
+  } else {
+    t.steps = r.integer(j, "steps", 1, 1);
+  }
+  t.checkpoint_interval = static_cast<int>(r.integer(j, "checkpoint_interval", 25, 1));
+  t.save_checkpoint_every = r.integer(j, "save_checkpoint_every", 0, 0);
+  t.log_every = r.integer(j, "log_every", 1, 1);
+  t.voltage_gradient_dampening = r.number(j, "voltage_gradient_dampening", 0.5, false, true);
+  t.recurrent_dampening_factor = r.number(j, "recurrent_dampening_factor", 0.1, false, true);
+  if (t.voltage_gradient_dampening > 1)
+    throw InputError(f, "train", "voltage_gradient_dampening", "must be in [0, 1]");
+  if (j.contains("surrogate")) {
+    const json& s = j["surrogate"];
+    KeyReader rs{f, "train.surrogate"};
+    reject_unknown(s, f, "train.surrogate", {"type", "dampening_factor", "sigma"});
+    const std::string type = rs.string(s, "type", "triangle");
+    if (type == "gauss") t.surrogate = SurrogateKind::Gauss;
+    else if (type != "triangle")
+      throw InputError(f, "train.surrogate", "type", "\"" + type + "\" is not supported (triangle or gauss)");
+    t.dampening_factor = rs.number(s, "dampening_factor", 0.1, false, true);
+    t.sigma = rs.number(s, "sigma", 0.28, true);
+  }
+  // trainable surfaces
+  t.trainable["recurrent"] = true;
+  for (const auto& p : net.populations)
+    if (p.is_virtual && net.projection_of(p.name) >= 0) t.trainable[p.name] = false;
+  if (j.contains("trainable")) {
+    if (!j["trainable"].is_object()) throw InputError(f, "train", "trainable", "must be an object of surface: bool");
+    for (auto& [k, v] : j["trainable"].items()) {
+      if (!t.trainable.count(k))
+        throw InputError(f, "train.trainable", k,
+                         "is not a surface of this network (\"recurrent\" or a virtual population with edges)");
+      if (!v.is_boolean()) throw InputError(f, "train.trainable", k, "must be true or false");
+      t.trainable[k] = v.get<bool>();
+    }
+  }
+  // losses
+  if (!j.contains("losses") || !j["losses"].is_array() || j["losses"].empty())
+    throw InputError(f, "train", "losses", "must be a non-empty list");
+  std::map<std::string, int> seen;
+  for (std::size_t q = 0; q < j["losses"].size(); ++q) {
+    const json& l = j["losses"][q];
+    const std::string sec = "train.losses[" + std::to_string(q) + "]";
+    KeyReader rl{f, sec};
+    if (!l.is_object()) throw InputError(f, sec, "", "must be an object");
+    LossSpec s;
+    const std::string type = rl.string(l, "type", "");
+    if (type == "TargetFiringRate") {
+      s.kind = LossKind::TargetFiringRate;
+      reject_unknown(l, f, sec, {"type", "cost", "target", "target_by_node_type", "unit"});
+      s.target = rl.number(l, "target", 0.0, false, true);
+      const std::string unit = rl.string(l, "unit", "Hz");
+      if (unit == "spikes_per_step") s.per_step = true;
+      else if (unit != "Hz") throw InputError(f, sec, "unit", "\"" + unit + "\" is not supported (Hz or spikes_per_step)");
+      if (l.contains("target_by_node_type")) {
+        for (auto& [k, v] : l["target_by_node_type"].items()) {
+          if (!v.is_number() || v.get<double>() < 0)
+            throw InputError(f, sec, "target_by_node_type", "target of node type " + k + " must be a number >= 0");
+          try {
+            s.target_by_type[std::stoll(k)] = v.get<double>();
+          } catch (const std::exception&) {
+            throw InputError(f, sec, "target_by_node_type", "key '" + k + "' is not a node_type_id");
+          }
+        }
+      } else if (!l.contains("target")) {
+        throw InputError(f, sec, "target", "is required (or target_by_node_type)");
+      }
+    } else if (type == "VoltageRegularization") {
+      s.kind = LossKind::VoltageRegularization;
+      reject_unknown(l, f, sec, {"type", "cost", "mode"});
+      const std::string mode = rl.string(l, "mode", "range");
+      if (mode == "threshold") s.threshold_mode = true;
+      else if (mode != "range") throw InputError(f, sec, "mode", "\"" + mode + "\" is not supported (range or threshold)");
+    } else if (type == "WeightRegularization") {
+      s.kind = LossKind::WeightRegularization;
+      reject_unknown(l, f, sec, {"type", "cost"});
+    } else {
+      throw InputError(f, sec, "type",
+                       "\"" + type + "\" is not a known loss (TargetFiringRate, VoltageRegularization, "
+                                     "WeightRegularization)");
+    }
+    if (!l.contains("cost")) throw InputError(f, sec, "cost", "is required");
+    s.cost = rl.number(l, "cost", 1.0, false, true);
+    const int n = ++seen[type];
+    s.name = n == 1 ? type : type + "_" + std::to_string(n);
+    if (n == 2) {  // rename the first one too, so names are unambiguous
+      for (auto& o : t.losses)
+        if (o.name == type) o.name = type + "_1";
+    }
+    t.losses.push_back(s);
+  }
+  if (j.contains("optimizer")) {
+    const json& o = j["optimizer"];
+    KeyReader ro{f, "train.optimizer"};
+    reject_unknown(o, f, "train.optimizer", {"type", "lr", "beta1", "beta2", "epsilon", "clip_global_norm"});
+    const std::string type = ro.string(o, "type", "adam");
+    if (type != "adam") throw InputError(f, "train.optimizer", "type", "\"" + type + "\" is not supported (adam)");
+    t.lr = ro.number(o, "lr", 1e-3, true);
+    t.beta1 = ro.number(o, "beta1", 0.9, false, true);
+    t.beta2 = ro.number(o, "beta2", 0.999, false, true);
+    t.epsilon = ro.number(o, "epsilon", 1e-11, true);
+    t.clip_global_norm = ro.number(o, "clip_global_norm", 0.0, false, true);
+    if (t.beta1 >= 1) throw InputError(f, "train.optimizer", "beta1", "must be < 1");
+    if (t.beta2 >= 1) throw InputError(f, "train.optimizer", "beta2", "must be < 1");
+  }
+  return t;
+}
+
+}  // namespace dpointnet

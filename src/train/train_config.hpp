@@ -1,0 +1,50 @@
+// The `train` section of a simulation config (docs/training.md lists every key with its default).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/simulation_config.hpp"
+#include "network/network.hpp"
+
+namespace dpointnet {
+
+enum class SurrogateKind { Triangle, Gauss };
+enum class LossKind { TargetFiringRate, VoltageRegularization, WeightRegularization };
+
+struct LossSpec {
+  LossKind kind = LossKind::TargetFiringRate;
+  std::string name;  // "TargetFiringRate", ... (suffixed _1, _2 when a type repeats)
+  double cost = 1.0;
+  // TargetFiringRate
+  double target = 0.0;                             // Hz (or spikes per step)
+  std::map<std::int64_t, double> target_by_type;   // node_type_id -> target
+  bool per_step = false;                           // unit "spikes_per_step"
+  // VoltageRegularization
+  bool threshold_mode = false;                     // mode "threshold" (else "range")
+  // Whether the loss is a mean of per-sample terms (all current losses are); a batch-statistic loss would set
+  // this to false and be refused under any distribution mode.
+  bool sample_separable = true;
+};
+
+struct TrainConfig {
+  std::int64_t steps = 1;  // updates
+  int checkpoint_interval = 25;
+  SurrogateKind surrogate = SurrogateKind::Triangle;
+  double dampening_factor = 0.1;  // gamma
+  double sigma = 0.28;
+  double voltage_gradient_dampening = 0.5;
+  double recurrent_dampening_factor = 0.1;
+  std::map<std::string, bool> trainable;  // "recurrent" or a virtual population name
+  std::vector<LossSpec> losses;
+  double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-11;
+  double clip_global_norm = 0.0;  // 0: off
+  std::int64_t save_checkpoint_every = 0;  // 0: only at the end
+  std::int64_t log_every = 1;
+
+  // Parses and validates cfg.resolved["train"]; surfaces are checked against the network.
+  static TrainConfig parse(const SimulationConfig& cfg, const Network& net);
+};
+
+}  // namespace dpointnet

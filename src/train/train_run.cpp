@@ -1,0 +1,311 @@
+#include "train/train_run.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "config/simulation_config.hpp"
+#include "inputs/input_schedule.hpp"
+#include "io/hdf5_file.hpp"
+#include "network/network_builder.hpp"
+#include "train/checkpoint.hpp"
+#include "train/train_config.hpp"
+#include "train/trainer.hpp"
+#include "util/error.hpp"
+#include "util/kokkos_compat.hpp"
+#include "util/log.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace dpointnet {
+
+namespace {
+
+// The config hash covers everything that changes the trajectory; keys that only say how long or how often
+// (train.steps/epochs, save/log intervals) and where outputs go may change between a run and its resume.
+std::string config_hash(const SimulationConfig& cfg) {
+  json j;
+  for (const char* k : {"networks", "components", "inputs"})
+    if (cfg.resolved.contains(k)) j[k] = cfg.resolved[k];
+  j["run"] = {{"dt", cfg.dt}, {"tstop", cfg.tstop}, {"seed", cfg.seed}, {"batch_size", cfg.batch_size},
+              {"precision", cfg.double_precision ? "float64" : "float32"}};
+  json t = cfg.resolved["train"];
+  for (const char* k : {"steps", "epochs", "steps_per_epoch", "save_checkpoint_every", "log_every"}) t.erase(k);
+  j["train"] = t;
+  return hash_hex(j.dump());
+}
+
+std::string network_hash(const Network& net) {
+  std::string bytes = std::to_string(net.n_neurons) + ";";
+  for (const auto& p : net.projections) {
+    bytes += p.source_population + ":" + std::to_string(p.size()) + ";";
+    bytes.append(reinterpret_cast<const char*>(p.weight_pA.data()), p.weight_pA.size() * sizeof(double));
+    bytes.append(reinterpret_cast<const char*>(p.target.data()), p.target.size() * sizeof(std::int64_t));
+  }
+  return hash_hex(bytes);
+}
+
+template <class Real>
+CheckpointData snapshot_state(const Trainer<Real>& tr, const Network& net, const SimulationConfig& cfg,
+                              const std::string& chash, const std::string& nhash) {
+  CheckpointData c;
+  c.step = tr.adam_step();
+  c.next_sample = tr.adam_step() * cfg.batch_size;
+  c.seed = cfg.seed;
+  c.config_hash = chash;
+  c.network_hash = nhash;
+  c.precision = cfg.double_precision ? "float64" : "float32";
+  using F = typename Trainer<Real>::Field;
+  for (int s = 0; s < tr.n_surfaces(); ++s) {
+    SurfaceState st;
+    st.name = tr.surface_name(s);
+    st.trainable = tr.surface_trainable(s);
+    st.weight = tr.get(s, F::Weight);
+    st.initial_weight = tr.get(s, F::InitialWeight);
+    if (st.trainable) {
+      st.adam_m = tr.get(s, F::AdamM);
+      st.adam_v = tr.get(s, F::AdamV);
+    }
+    const Projection& p = net.projections[static_cast<std::size_t>(tr.surface_projection(s))];
+    st.weight_pA.resize(st.weight.size());
+    for (std::size_t e = 0; e < st.weight.size(); ++e)
+      st.weight_pA[e] = st.weight[e] * net.neurons[static_cast<std::size_t>(p.target[e])].vs;
+    c.surfaces.push_back(std::move(st));
+  }
+  return c;
+}
+
+template <class Real>
+void restore_state(Trainer<Real>& tr, const CheckpointData& c, const std::string& path) {
+  using F = typename Trainer<Real>::Field;
+  for (int s = 0; s < tr.n_surfaces(); ++s) {
+    const SurfaceState* st = nullptr;
+    for (const auto& x : c.surfaces)
+      if (x.name == tr.surface_name(s)) st = &x;
+    if (!st) throw InputError(path, "", "surfaces", "has no surface '" + tr.surface_name(s) + "'");
+    tr.set(s, F::Weight, st->weight);
+    tr.set(s, F::InitialWeight, st->initial_weight);
+    if (tr.surface_trainable(s)) {
+      tr.set(s, F::AdamM, st->adam_m);
+      tr.set(s, F::AdamV, st->adam_v);
+    }
+  }
+  tr.set_adam_step(c.step);
+}
+
+// Trained weights as SONATA edge files with the input's layout: each edge file is copied and every edge's
+// syn_weight becomes weight_pA / nsyns (so that syn_weight * nsyns is the trained weight).
+template <class Real>
+void export_edges(const Trainer<Real>& tr, const Network& net, const SimulationConfig& cfg, const std::string& dir) {
+  fs::create_directories(dir);
+  std::map<std::string, std::vector<int>> by_file;  // edges file -> edge population indices
+  for (std::size_t q = 0; q < net.edge_populations.size(); ++q)
+    by_file[net.edge_populations[q].file].push_back(static_cast<int>(q));
+  // new pA weight per (edge population, row)
+  std::vector<std::vector<double>> w_new(net.edge_populations.size());
+  std::vector<std::vector<double>> nsyns(net.edge_populations.size());
+  for (std::size_t q = 0; q < net.edge_populations.size(); ++q) {
+    w_new[q].assign(static_cast<std::size_t>(net.edge_populations[q].n_edges), 0.0);
+    nsyns[q].assign(w_new[q].size(), 1.0);
+  }
+  using F = typename Trainer<Real>::Field;
+  for (int s = 0; s < tr.n_surfaces(); ++s) {
+    const Projection& p = net.projections[static_cast<std::size_t>(tr.surface_projection(s))];
+    const auto w = tr.get(s, F::Weight);
+    for (std::size_t e = 0; e < p.size(); ++e) {
+      const auto q = static_cast<std::size_t>(p.edge_population[e]);
+      const auto row = static_cast<std::size_t>(p.edge_row[e]);
+      w_new[q][row] = tr.surface_trainable(s) ? w[e] * net.neurons[static_cast<std::size_t>(p.target[e])].vs
+                                              : p.weight_pA[e];
+      nsyns[q][row] = p.nsyns[e];
+    }
+  }
+  for (const auto& [file, pops] : by_file) {
+    const std::string out = (fs::path(dir) / fs::path(file).filename()).string();
+    auto src = h5::File::open_read(file);
+    {
+      auto dst = h5::File::create(out + ".tmp", true);
+      dst.write_sonata_header();
+      for (int q : pops) {
+        const std::string g = "/edges/" + net.edge_populations[static_cast<std::size_t>(q)].name;
+        dst.copy_from(src, g, g);
+        const auto egid = dst.is_dataset(g + "/edge_group_id") ? dst.read_int(g + "/edge_group_id")
+                                                                : std::vector<std::int64_t>(w_new[q].size(), 0);
+        std::vector<std::int64_t> egidx;
+        if (dst.is_dataset(g + "/edge_group_index")) {
+          egidx = dst.read_int(g + "/edge_group_index");
+        } else {
+          egidx.resize(w_new[q].size());
+          for (std::size_t i = 0; i < egidx.size(); ++i) egidx[i] = static_cast<std::int64_t>(i);
+        }
+        std::map<std::int64_t, std::vector<double>> groups;
+        for (std::size_t i = 0; i < egid.size(); ++i) {
+          auto& col = groups[egid[i]];
+          const auto r = static_cast<std::size_t>(egidx[i]);
+          if (col.size() <= r) col.resize(r + 1, 0.0);
+          col[r] = w_new[static_cast<std::size_t>(q)][i] / nsyns[static_cast<std::size_t>(q)][i];
+        }
+        for (const auto& [gid, col] : groups) {
+          const std::string ds = g + "/" + std::to_string(gid) + "/syn_weight";
+          if (dst.is_dataset(ds) && dst.dataset_length(ds) == col.size()) {
+            dst.overwrite_double(ds, col);
+          } else {
+            if (dst.is_dataset(ds)) H5Ldelete(dst.id(), ds.c_str(), H5P_DEFAULT);
+            dst.write_double(ds, col);
+          }
+        }
+      }
+    }
+    fs::rename(out + ".tmp", out);
+    log::get()->info("exported trained weights to {}", out);
+  }
+  // the edge types tables go along, so the directory is a drop-in replacement
+  for (const auto& e : cfg.edges)
+    fs::copy_file(e.edge_types_file, fs::path(dir) / fs::path(e.edge_types_file).filename(),
+                  fs::copy_options::overwrite_existing);
+}
+
+template <class Real>
+int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Network& net,
+               const std::vector<PreparedInput>& inputs, const TrainConfig& tc, const CheckpointData* resume,
+               const std::string& chash, const std::string& nhash) {
+  auto lg = log::get();
+  Trainer<Real> tr(net, inputs, cfg, tc, cfg.batch_size);
+  using F = typename Trainer<Real>::Field;
+  if (!cmd.gradient_check.empty()) {
+    std::vector<std::vector<double>> before;
+    for (int s = 0; s < tr.n_surfaces(); ++s) before.push_back(tr.get(s, F::Weight));
+    StepMetrics m = tr.compute_gradient(0);
+    std::vector<std::vector<double>> grads;
+    for (int s = 0; s < tr.n_surfaces(); ++s) grads.push_back(tr.get(s, F::Gradient));
+    tr.apply_update();
+    auto f = h5::File::create(cmd.gradient_check, true);
+    f.write_double("/loss/total", {m.loss});
+    for (std::size_t q = 0; q < tc.losses.size(); ++q) f.write_double("/loss/" + tc.losses[q].name, {m.loss_terms[q]});
+    f.write_double("/rate_mean_hz", {m.rate_hz});
+    f.write_double("/grad_norm", {m.grad_norm});
+    for (int s = 0; s < tr.n_surfaces(); ++s) {
+      const auto after = tr.get(s, F::Weight);
+      std::vector<double> both(before[static_cast<std::size_t>(s)]);
+      both.insert(both.end(), after.begin(), after.end());
+      f.write_double_2d("/weights/" + tr.surface_name(s), both, 2, after.size());
+      if (tr.surface_trainable(s)) f.write_double("/grad/" + tr.surface_name(s), grads[static_cast<std::size_t>(s)]);
+    }
+    lg->info("gradient check: loss {:.9g}, rate {:.4f} Hz, |grad| {:.6g}; wrote {}", m.loss, m.rate_hz, m.grad_norm,
+             cmd.gradient_check);
+    return 0;
+  }
+
+  const fs::path out(cfg.output_dir);
+  const fs::path ckdir = out / "checkpoints";
+  const fs::path metrics_path = out / "metrics.csv";
+  if (resume) {
+    restore_state(tr, *resume, cmd.resume);
+    lg->info("resumed from {} at step {}", cmd.resume, resume->step);
+  }
+  // metrics log: on resume keep the rows up to the checkpoint's step
+  std::vector<std::string> kept;
+  if (resume && fs::exists(metrics_path)) {
+    std::ifstream in(metrics_path);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      if (std::stoll(line.substr(0, line.find(','))) <= resume->step) kept.push_back(line);
+    }
+  }
+  std::ofstream metrics(metrics_path, std::ios::trunc);
+  metrics << "step,loss";
+  for (const auto& l : tc.losses) metrics << "," << l.name;
+  metrics << ",rate_hz,grad_norm,samples_per_s,seconds\n";
+  for (const auto& k : kept) metrics << k << "\n";
+  metrics.flush();
+
+  auto save = [&](const std::string& why) {
+    fs::create_directories(ckdir);
+    const std::string p = (ckdir / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string();
+    write_checkpoint(p, snapshot_state(tr, net, cfg, chash, nhash));
+    lg->info("checkpoint ({}) {}", why, p);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const std::int64_t first = tr.adam_step();
+  int done_here = 0;
+  while (tr.adam_step() < tc.steps) {
+    StepMetrics m = tr.train_step();
+    ++done_here;
+    metrics << m.step << "," << fmt::format("{:.9g}", m.loss);
+    for (double v : m.loss_terms) metrics << "," << fmt::format("{:.9g}", v);
+    metrics << "," << fmt::format("{:.9g}", m.rate_hz) << "," << fmt::format("{:.9g}", m.grad_norm) << ","
+            << fmt::format("{:.4g}", m.samples_per_s) << "," << fmt::format("{:.4g}", m.seconds) << "\n";
+    metrics.flush();
+    if (cmd.progress && (m.step % tc.log_every == 0 || m.step == tc.steps)) {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double per = el / static_cast<double>(m.step - first);
+      lg->info("step {}/{} loss {:.6g} rate {:.3f} Hz |grad| {:.4g} {:.1f} samples/s ETA {:.1f} s", m.step, tc.steps,
+               m.loss, m.rate_hz, m.grad_norm, m.samples_per_s, per * static_cast<double>(tc.steps - m.step));
+    }
+    if (tc.save_checkpoint_every > 0 && m.step % tc.save_checkpoint_every == 0 && m.step != tc.steps)
+      save("interval");
+    if (cmd.stop_after > 0 && done_here >= cmd.stop_after) {
+      save("stop requested");
+      lg->warn("stopping after {} updates as requested (--stop-after); resume with --resume", done_here);
+      return 0;
+    }
+  }
+  save("final");
+  export_edges(tr, net, cfg, (out / "network").string());
+  return 0;
+}
+
+}  // namespace
+
+int run_train(const TrainCommand& cmd) {
+  SimulationConfig cfg = SimulationConfig::load(cmd.config);
+  auto lg = log::get();
+  lg->info("dpointnet {} train {}", DPOINTNET_VERSION, cfg.path);
+  lg->info("Kokkos {} on {} ({} threads), precision {}", compat::kokkos_version_string(),
+           Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
+  Network net = build_network(cfg);
+  std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
+  prepare_current_clamps(cfg, net);
+  TrainConfig tc = TrainConfig::parse(cfg, net);
+  const std::string chash = config_hash(cfg), nhash = network_hash(net);
+  CheckpointData ck;
+  if (!cmd.resume.empty()) {
+    if (!fs::exists(cmd.resume)) throw InputError(cmd.resume, "", "--resume", "checkpoint file does not exist");
+    ck = read_checkpoint(cmd.resume);
+    if (ck.network_hash != nhash)
+      throw InputError(cmd.resume, "", "network_hash",
+                       "the checkpoint was written for another network (hash " + ck.network_hash + ", this network " +
+                           nhash + ")");
+    if (ck.config_hash != chash)
+      throw InputError(cmd.resume, "", "config_hash",
+                       "the checkpoint was written with another config (hash " + ck.config_hash + ", this config " +
+                           chash + "); only train.steps/epochs and the save/log intervals may change on resume");
+  }
+  if (cmd.gradient_check.empty()) {
+    const fs::path out(cfg.output_dir);
+    const bool overwrite = cmd.overwrite || cfg.overwrite_output || !cmd.resume.empty();
+    for (const auto& p : {out / "metrics.csv", out / "checkpoints", out / "network"})
+      if (!overwrite && fs::exists(p))
+        throw InputError(cfg.path, "output", "overwrite_output_dir",
+                         p.string() + " exists; set output.overwrite_output_dir, pass --overwrite, or --resume");
+    fs::create_directories(out);
+    log::add_file(cfg.log_file);
+    std::ofstream(out / "train_config.resolved.json") << cfg.resolved.dump(2) << "\n";
+  }
+  struct FileSinkGuard {
+    ~FileSinkGuard() { log::remove_files(); }
+  } guard;
+  lg->info("network: {} neurons, {} edges; T = {} steps, batch {}, {} updates, checkpoint interval {}",
+           net.n_neurons, net.n_edges(), cfg.n_steps, cfg.batch_size, tc.steps, tc.checkpoint_interval);
+  const CheckpointData* r = cmd.resume.empty() ? nullptr : &ck;
+  return cfg.double_precision ? train_impl<double>(cmd, cfg, net, inputs, tc, r, chash, nhash)
+                              : train_impl<float>(cmd, cfg, net, inputs, tc, r, chash, nhash);
+}
+
+}  // namespace dpointnet

@@ -1,0 +1,91 @@
+// The single-replica trainer: forward with time-checkpoint snapshots, segment recompute, BPTT, Adam.
+// Free of MPI: sample-parallel training wraps it.
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/simulation_config.hpp"
+#include "kernels/backward.hpp"
+#include "network/network.hpp"
+#include "sim/simulator.hpp"
+#include "train/train_config.hpp"
+
+namespace dpointnet {
+
+// One trainable (or frozen) weight surface: "recurrent" or a virtual population's input weights.
+template <class Real, class MemSpace>
+struct Surface {
+  std::string name;
+  int projection = 0;  // index into Network::projections
+  bool trainable = false;
+  kernels::GroupedEdges<Real, MemSpace>* edges = nullptr;  // owned by the simulator; weights updated in place
+  Kokkos::View<Real*, MemSpace> w0, m, v;                  // initial weights, Adam moments (grouped order)
+  Kokkos::View<double*, MemSpace> grad;                    // dL/dw (grouped order)
+};
+
+struct StepMetrics {
+  std::int64_t step = 0;               // 1-based update count after this step
+  double loss = 0;
+  std::vector<double> loss_terms;      // in TrainConfig::losses order
+  double rate_hz = 0;                  // mean over samples and neurons
+  double grad_norm = 0;                // after adding the weight regularizer, before clipping
+  double seconds = 0;
+  double samples_per_s = 0;
+};
+
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
+class Trainer {
+ public:
+  using MemSpace = typename ExecSpace::memory_space;
+
+  Trainer(const Network& net, const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg,
+          const TrainConfig& tc, int batch_size);
+  ~Trainer();
+
+  // Loss and gradients of one batch (global sample indices first_sample .. first_sample + B - 1).
+  StepMetrics compute_gradient(std::int64_t first_sample);
+  // Clipping (optional), Adam, sign constraint on the trainable surfaces.
+  void apply_update();
+  // compute_gradient + apply_update for update number `adam_step_` + 1, on its samples.
+  StepMetrics train_step();
+
+  std::int64_t adam_step() const { return adam_step_; }
+  void set_adam_step(std::int64_t s) { adam_step_ = s; }
+  int n_surfaces() const { return static_cast<int>(surfaces_.size()); }
+  const std::string& surface_name(int s) const { return surfaces_[static_cast<std::size_t>(s)].name; }
+  bool surface_trainable(int s) const { return surfaces_[static_cast<std::size_t>(s)].trainable; }
+  int surface_projection(int s) const { return surfaces_[static_cast<std::size_t>(s)].projection; }
+  // Host copies in the projection's read (file) order, normalized units.
+  enum class Field { Weight, InitialWeight, AdamM, AdamV, Gradient };
+  std::vector<double> get(int s, Field f) const;
+  void set(int s, Field f, const std::vector<double>& values);  // Weight, InitialWeight, AdamM, AdamV
+
+ private:
+  void forward_with_snapshots();
+  void backward();
+  void reset_accumulators();
+
+  const Network& net_;
+  TrainConfig tc_;
+  int B_, C_, D_, R_;
+  std::int64_t N_, T_;
+  std::int64_t adam_step_ = 0;
+  std::unique_ptr<Simulator<Real, ExecSpace>> sim_;
+  std::vector<Surface<Real, MemSpace>> surfaces_;
+  std::vector<typename Simulator<Real, ExecSpace>::Snapshot> snapshots_;
+  kernels::Adjoint<Real, MemSpace> adj_;
+  kernels::BackwardParams bp_;
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (b, i)
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> target_;        // per (1, i) rate target per TFR loss
+  double vreg_range_sum_ = 0, vreg_threshold_sum_ = 0;  // raw sums over (b, t, i)
+  double last_grad_norm_ = 0;
+  // segment records
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> v_rec_;
+  Kokkos::View<std::int16_t***, Kokkos::LayoutRight, MemSpace> r_rec_;
+  Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, MemSpace> z_ext_;
+  std::vector<Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, MemSpace>> x_ext_;
+};
+
+}  // namespace dpointnet
