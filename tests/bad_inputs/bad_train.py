@@ -1,0 +1,428 @@
+#!/usr/bin/python3
+"""Bad-input tests for `dpointnet train`.
+
+Each case generates a small network into a fresh temporary directory (`dpointnet generate --neurons 60
+--seed 2`), writes a training config next to it (the generated simulation config with T = 20 ms, batch 2,
+output_dir inside the temp dir, overwrite off, and a `train` section of 2 steps with one TargetFiringRate
+loss and Adam), applies ONE mutation, runs `dpointnet train` as a subprocess and checks:
+
+  * the exit code is 2 (clean input error, not a crash or an internal error);
+  * stderr has the line `dpointnet: error: ...` naming the expected file (basename: the config, or the
+    checkpoint for the --resume cases), the offending key as `field '<name>'`, the config section when one
+    is expected (e.g. `train.optimizer`) and a key phrase;
+  * nothing was written to the output directory (it is absent or empty).
+
+The --resume cases first train 1 step (into a separate output directory) to get a checkpoint:
+  checkpoint_from_other_network  the network files are then regenerated with --seed 3: fails on network_hash
+  checkpoint_from_other_config   the loss cost is then changed: fails on config_hash
+  resume_missing_file            --resume names a file that does not exist
+
+`valid_train` is the control: the unmutated setup must exit 0 and write metrics.csv with 2 rows,
+checkpoints/step_2.h5 and network/v1_v1_edges.h5 with the input's edge count (and syn_weight * nsyns equal to
+the checkpoint's recurrent weight_pA).
+
+Usage:
+  bad_train.py --list
+  bad_train.py --case NAME --bin PATH [--data DIR] [--keep]
+  bad_train.py --all --bin PATH            (every case; summary at the end)
+
+--data is accepted for the same command line as bad_inputs.py; the cases generate their own network and do
+not read it. Must run with Debian's /usr/bin/python3 (h5py, numpy).
+"""
+
+import argparse
+import csv
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+RUN_TIMEOUT_S = 50
+N_NEURONS = 60
+NET_SEED = 2
+OTHER_NET_SEED = 3
+CFG_NAME = "config.train.json"
+
+try:
+    import h5py
+    import numpy as np
+except ImportError as e:  # pragma: no cover
+    sys.stderr.write("bad_train.py: FAIL: needs h5py and numpy (run it with Debian's /usr/bin/python3): %s\n" % e)
+    sys.exit(1)
+
+
+class CaseFailure(Exception):
+    pass
+
+
+def env():
+    e = dict(os.environ)
+    e.setdefault("OMP_NUM_THREADS", "1")
+    e.setdefault("OMP_PROC_BIND", "false")
+    return e
+
+
+def call(cmd, cwd):
+    print("run: %s" % " ".join(cmd))
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired as e:
+        raise CaseFailure("%s did not finish within %d s\nstderr:\n%s" %
+                          (" ".join(cmd), RUN_TIMEOUT_S, (e.stderr or b"").decode(errors="replace")))
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+# --------------------------------------------------------------------------------------------
+# The sandbox: a generated network and a training config
+# --------------------------------------------------------------------------------------------
+class Sandbox:
+    def __init__(self, binary, root):
+        self.binary = binary
+        self.root = root
+        self.net = os.path.join(root, "net")               # generated network (config files + network/)
+        self.output_dir = os.path.join(root, "output")     # the output directory under test
+        self.config_path = os.path.join(root, CFG_NAME)
+        self.resume = None                                 # --resume argument, set by the resume cases
+        self.generate(NET_SEED)
+        with open(os.path.join(self.net, "config.simulation.json")) as f:
+            cfg = json.load(f)
+        cfg["network"] = os.path.join(self.net, cfg["network"])
+        cfg["run"].update({"tstop": 20.0, "dt": 1.0, "batch_size": 2})
+        cfg["output"] = {"output_dir": self.output_dir, "log_file": "log.txt", "overwrite_output_dir": False}
+        cfg["train"] = {
+            "steps": 2,
+            "checkpoint_interval": 10,
+            "trainable": {"recurrent": True, "lgn": False, "bkg": False},
+            "losses": [{"type": "TargetFiringRate", "cost": 1.0, "target": 5.0}],
+            "optimizer": {"type": "adam", "lr": 0.01},
+        }
+        self.config = cfg
+
+    def generate(self, seed):
+        rc, _, err = call([self.binary, "generate", "--out", self.net, "--neurons", str(N_NEURONS), "--seed",
+                           str(seed), "--overwrite"], self.root)
+        if rc != 0:
+            raise CaseFailure("dpointnet generate (seed %d) failed: exit %d\nstderr:\n%s" % (seed, rc, err))
+
+    @property
+    def train(self):
+        return self.config["train"]
+
+    def write_config(self, path=None, config=None):
+        with open(path or self.config_path, "w") as f:
+            json.dump(config or self.config, f, indent=2)
+
+    def pretrain(self, steps=1):
+        """Trains `steps` updates of the current config into <root>/pre_output; returns the last checkpoint."""
+        cfg = json.loads(json.dumps(self.config))
+        cfg["output"]["output_dir"] = os.path.join(self.root, "pre_output")
+        cfg["train"]["steps"] = steps
+        path = os.path.join(self.root, "config.pretrain.json")
+        self.write_config(path, cfg)
+        rc, _, err = call([self.binary, "train", path, "--no-progress"], self.root)
+        ck = os.path.join(self.root, "pre_output", "checkpoints", "step_%d.h5" % steps)
+        if rc != 0 or not os.path.isfile(ck):
+            raise CaseFailure("pre-training run (for a checkpoint) failed: exit %d, %s %s\nstderr:\n%s" %
+                              (rc, ck, "exists" if os.path.isfile(ck) else "missing", err))
+        return ck
+
+    def output_listing(self):
+        """{relative path: (mtime_ns, sha256)} of every file under output_dir (None when absent)."""
+        if not os.path.exists(self.output_dir):
+            return None
+        out = {}
+        for dp, _, fns in os.walk(self.output_dir):
+            for fn in fns:
+                p = os.path.join(dp, fn)
+                with open(p, "rb") as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()
+                out[os.path.relpath(p, self.output_dir)] = (os.stat(p).st_mtime_ns, digest)
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Mutations. Each takes a Sandbox (config not yet written) and returns nothing.
+# --------------------------------------------------------------------------------------------
+def m_none(s):
+    pass
+
+
+def m_train(key, value):
+    def f(s):
+        s.train[key] = value
+    return f
+
+
+def m_del_train(key):
+    def f(s):
+        del s.train[key]
+    return f
+
+
+def m_loss(key, value):
+    def f(s):
+        s.train["losses"][0][key] = value
+    return f
+
+
+def m_del_loss(key):
+    def f(s):
+        del s.train["losses"][0][key]
+    return f
+
+
+def m_optimizer(key, value):
+    def f(s):
+        s.train["optimizer"][key] = value
+    return f
+
+
+def m_run(key, value):
+    def f(s):
+        s.config["run"][key] = value
+    return f
+
+
+def m_trainable(key, value):
+    def f(s):
+        s.train["trainable"][key] = value
+    return f
+
+
+def m_surrogate_type(s):
+    s.train["surrogate"] = {"type": "sigmoid", "dampening_factor": 0.3}
+
+
+def m_other_network(s):
+    s.resume = s.pretrain(1)
+    s.generate(OTHER_NET_SEED)   # same paths, other network: only the network hash differs
+
+
+def m_other_config(s):
+    s.resume = s.pretrain(1)
+    s.train["losses"][0]["cost"] = 2.0
+
+
+def m_resume_missing(s):
+    s.resume = os.path.join(s.root, "no_such_checkpoint.h5")
+
+
+# --------------------------------------------------------------------------------------------
+# Cases: name -> (mutation, expected files (any), expected fields (any), sections (any; [] = not checked),
+# key phrases (any))
+# --------------------------------------------------------------------------------------------
+CASES = {}
+
+
+def case(name, mutate, fields, phrases, sections=(), files=(CFG_NAME,)):
+    CASES[name] = dict(mutate=mutate, files=list(files), fields=list(fields), sections=list(sections),
+                       phrases=list(phrases))
+
+
+CASES["valid_train"] = dict(mutate=m_none, control=True)
+case("unknown_loss", m_loss("type", "SpikeCountLoss"), ["type"], ["not a known loss"], ["train.losses[0]"])
+case("negative_cost", m_loss("cost", -1.0), ["cost"], [">= 0"], ["train.losses[0]"])
+case("missing_cost", m_del_loss("cost"), ["cost"], ["required"], ["train.losses[0]"])
+case("batch_size_zero", m_run("batch_size", 0), ["batch_size"], [">= 1"], ["run"])
+case("nonexistent_surface", m_trainable("thalamus", True), ["thalamus"], ["not a surface"], ["train.trainable"])
+case("trainable_not_bool", m_trainable("lgn", "yes"), ["lgn"], ["true or false"], ["train.trainable"])
+case("unknown_optimizer", m_optimizer("type", "sgd"), ["type"], ["not supported"], ["train.optimizer"])
+case("negative_lr", m_optimizer("lr", -0.01), ["lr"], ["> 0"], ["train.optimizer"])
+case("beta1_ge_1", m_optimizer("beta1", 1.0), ["beta1"], ["< 1"], ["train.optimizer"])
+case("unknown_surrogate", m_surrogate_type, ["type"], ["not supported"], ["train.surrogate"])
+case("unknown_train_key", m_train("learning_rate", 0.01), ["learning_rate"], ["not a known key"], ["train"])
+case("steps_zero", m_train("steps", 0), ["steps"], [">= 1"], ["train"])
+case("checkpoint_interval_zero", m_train("checkpoint_interval", 0), ["checkpoint_interval"], [">= 1"], ["train"])
+case("missing_losses", m_del_train("losses"), ["losses"], ["non-empty list", "required"], ["train"])
+case("checkpoint_from_other_network", m_other_network, ["network_hash"], ["another network"],
+     files=["step_1.h5"])
+case("checkpoint_from_other_config", m_other_config, ["config_hash"], ["another config"], files=["step_1.h5"])
+case("resume_missing_file", m_resume_missing, ["--resume", "resume"], ["does not exist"],
+     files=["no_such_checkpoint.h5"])
+
+
+# --------------------------------------------------------------------------------------------
+# Running and checking
+# --------------------------------------------------------------------------------------------
+def run_train(s):
+    cmd = [s.binary, "train", s.config_path, "--no-progress"]
+    if s.resume:
+        cmd += ["--resume", s.resume]
+    return call(cmd, s.root)
+
+
+def error_lines(stderr):
+    return [l for l in stderr.splitlines() if l.startswith("dpointnet: error: ")]
+
+
+def check_error(spec, rc, stderr, problems, checks, root):
+    if rc < 0:
+        problems.append("the binary crashed (signal %d)" % -rc)
+    elif rc != 2:
+        problems.append("exit code %d, expected 2" % rc)
+    else:
+        checks.append("exit code 2")
+    if "internal error" in stderr:
+        problems.append("stderr reports an internal error")
+    lines = error_lines(stderr)
+    if not lines:
+        problems.append("no 'dpointnet: error: ' line on stderr")
+        return
+    # The temp dir is replaced by <tmp> so that its name cannot satisfy a check by accident.
+    line = lines[-1].replace(os.path.realpath(root), "<tmp>").replace(root, "<tmp>")
+    checks.append("error line: %s" % line)
+    f = [x for x in spec["files"] if x in line]
+    if f:
+        checks.append("names file %s" % f[0])
+    else:
+        problems.append("error line names none of the files %s" % spec["files"])
+    named = [x for x in spec["fields"] if "field '%s'" % x in line]
+    if named:
+        checks.append("names field '%s'" % named[0])
+    else:
+        problems.append("error line names none of the fields %s (as field '<name>')" %
+                        ", ".join("'%s'" % x for x in spec["fields"]))
+    if spec["sections"]:
+        sec = [x for x in spec["sections"] if (": %s: " % x) in line]
+        if sec:
+            checks.append("names section %s" % sec[0])
+        else:
+            problems.append("error line names none of the sections %s" % spec["sections"])
+    ph = [x for x in spec["phrases"] if x in line]
+    if ph:
+        checks.append("has key phrase '%s'" % ph[0])
+    else:
+        problems.append("error line has none of the key phrases %s" % spec["phrases"])
+
+
+def check_no_output(s, problems, checks):
+    listing = s.output_listing()
+    if listing is None:
+        checks.append("output directory was not created")
+    elif not listing:
+        checks.append("output directory exists but is empty")
+    else:
+        problems.append("files were written to the output directory: %s" % sorted(listing))
+
+
+def check_valid(s, problems, checks):
+    out = s.output_dir
+    metrics = os.path.join(out, "metrics.csv")
+    if not os.path.isfile(metrics):
+        problems.append("no metrics.csv")
+    else:
+        with open(metrics) as f:
+            rows = list(csv.DictReader(f))
+        if len(rows) != s.train["steps"]:
+            problems.append("metrics.csv has %d rows, expected %d" % (len(rows), s.train["steps"]))
+        elif [int(r["step"]) for r in rows] != list(range(1, s.train["steps"] + 1)):
+            problems.append("metrics.csv steps are %s" % [r["step"] for r in rows])
+        else:
+            checks.append("metrics.csv has %d rows (columns %s)" % (len(rows), ",".join(rows[0].keys())))
+    ck = os.path.join(out, "checkpoints", "step_%d.h5" % s.train["steps"])
+    if not os.path.isfile(ck):
+        problems.append("no checkpoint %s" % ck)
+        return
+    checks.append("checkpoints/step_%d.h5 exists" % s.train["steps"])
+    src = os.path.join(s.net, "network", "v1_v1_edges.h5")
+    dst = os.path.join(out, "network", "v1_v1_edges.h5")
+    if not os.path.isfile(dst):
+        problems.append("no exported network/v1_v1_edges.h5")
+        return
+    g = "/edges/v1_to_v1"
+    with h5py.File(src, "r") as a, h5py.File(dst, "r") as b, h5py.File(ck, "r") as c:
+        n_in = a[g + "/source_node_id"].shape[0]
+        n_out = b[g + "/source_node_id"].shape[0]
+        if n_in != n_out:
+            problems.append("exported edges: %d, input: %d" % (n_out, n_in))
+            return
+        checks.append("network/v1_v1_edges.h5 loads with h5py, %d edges as the input" % n_out)
+        grp = b[g + "/0"]
+        nsyns = grp["nsyns"][()].astype(np.float64) if "nsyns" in grp else 1.0
+        w_pA = grp["syn_weight"][()] * nsyns
+        ck_pA = c["/surfaces/recurrent/weight_pA"][()]
+        err = float(np.max(np.abs(w_pA - ck_pA)) / max(float(np.max(np.abs(ck_pA))), 1e-300))
+        if err > 1e-6:
+            problems.append("exported syn_weight * nsyns differs from the checkpoint's weight_pA (max rel %.3g)" % err)
+        else:
+            checks.append("exported syn_weight * nsyns = checkpoint recurrent weight_pA (max rel %.2g)" % err)
+
+
+def run_case(name, binary, keep):
+    spec = CASES[name]
+    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+        raise CaseFailure("binary %s does not exist or is not executable" % binary)
+    root = tempfile.mkdtemp(prefix="dpointnet_badtrain_")
+    problems, checks = [], []
+    try:
+        s = Sandbox(binary, root)
+        spec["mutate"](s)
+        s.write_config()
+        rc, out, err = run_train(s)
+        if spec.get("control"):
+            if rc != 0:
+                problems.append("exit code %d, expected 0" % rc)
+            else:
+                checks.append("exit code 0")
+            check_valid(s, problems, checks)
+        else:
+            check_error(spec, rc, err, problems, checks, s.root)
+            check_no_output(s, problems, checks)
+        for c in checks:
+            print("  ok: %s" % c)
+        if problems:
+            for p in problems:
+                print("  FAIL: %s" % p)
+            print("---- actual stderr ----")
+            print(err.rstrip())
+            print("-----------------------")
+            return False
+        return True
+    finally:
+        if keep:
+            print("kept %s" % root)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--list", action="store_true", help="print the case names")
+    ap.add_argument("--case", help="run one case")
+    ap.add_argument("--all", action="store_true", help="run every case")
+    ap.add_argument("--bin", help="the dpointnet binary")
+    ap.add_argument("--data", help="accepted for bad_inputs.py's command line; not used (the network is generated)")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(CASES))
+        return 0
+    if not a.bin or not (a.case or a.all):
+        ap.error("give --list, or --case NAME (or --all) with --bin PATH")
+    names = list(CASES) if a.all else [a.case]
+    for n in names:
+        if n not in CASES:
+            ap.error("unknown case %r (see --list)" % n)
+    failed = []
+    for n in names:
+        print("=== case %s" % n)
+        try:
+            ok = run_case(n, os.path.abspath(a.bin), a.keep)
+        except CaseFailure as e:
+            print("  FAIL: %s" % e)
+            sys.stderr.write("bad_train.py: %s: FAIL: %s\n" % (n, e))
+            ok = False
+        print("=== %s: %s" % (n, "PASS" if ok else "FAIL"))
+        if not ok:
+            failed.append(n)
+    if a.all:
+        print("\n%d/%d passed; failed: %s" % (len(names) - len(failed), len(names), " ".join(failed) or "none"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

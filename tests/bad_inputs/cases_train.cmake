@@ -1,0 +1,17 @@
+# Bad-input tests of `dpointnet train` (tests/bad_inputs/bad_train.py): each case generates a 60-neuron network
+# (`dpointnet generate --neurons 60 --seed 2`) and a training config (T = 20 ms, batch 2, 2 steps), applies one
+# mutation and expects exit code 2, an error naming the file (the config, or the checkpoint for the --resume
+# cases) and the offending key, and nothing written to the output directory. valid_train is the control.
+# Include from tests/CMakeLists.txt: include(${CMAKE_CURRENT_SOURCE_DIR}/bad_inputs/cases_train.cmake)
+# The case list must match `bad_train.py --list`. No shared data is needed.
+foreach(case
+    valid_train unknown_loss negative_cost missing_cost batch_size_zero nonexistent_surface trainable_not_bool
+    unknown_optimizer negative_lr beta1_ge_1 unknown_surrogate unknown_train_key steps_zero
+    checkpoint_interval_zero missing_losses checkpoint_from_other_network checkpoint_from_other_config
+    resume_missing_file)
+  add_test(NAME bad_train.${case}
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/bad_train.py --case ${case}
+                   --bin $<TARGET_FILE:dpointnet>)
+  set_tests_properties(bad_train.${case} PROPERTIES
+                       ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false" TIMEOUT 120 LABELS bad_input)
+endforeach()

@@ -1,0 +1,135 @@
+// Trainer properties (issue 3, evidence 2, 4, 5). Gradients themselves are checked against the independent
+// PyTorch oracle in regression/test_gradient_oracle.py.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "config/simulation_config.hpp"
+#include "generator/network_generator.hpp"
+#include "inputs/input_schedule.hpp"
+#include "network/network_builder.hpp"
+#include "test_support.hpp"
+#include "train/train_config.hpp"
+#include "train/trainer.hpp"
+
+using namespace dpointnet;
+using namespace dpointnet::test;
+using nlohmann::json;
+
+namespace {
+
+struct TrainSetup {
+  TempDir dir;
+  SimulationConfig cfg;
+  Network net;
+  std::vector<PreparedInput> inputs;
+  TrainConfig tc;
+  TrainSetup(std::int64_t neurons, double tstop, int batch, const json& train, std::uint32_t seed = 4) {
+    GeneratorOptions g;
+    g.n_neurons = neurons;
+    g.seed = seed;
+    g.out_dir = dir.file("net");
+    generate_network(g);
+    json c = json::parse(std::ifstream(dir.file("net/config.simulation.json")));
+    c["network"] = dir.file("net/config.circuit.json");
+    c["run"]["tstop"] = tstop;
+    c["run"]["batch_size"] = batch;
+    c["run"]["seed"] = 3;
+    c["output"] = {{"output_dir", dir.file("out")}};
+    c["train"] = train;
+    std::ofstream(dir.file("train.json")) << c.dump(1);
+    cfg = SimulationConfig::load(dir.file("train.json"));
+    net = build_network(cfg);
+    inputs = prepare_inputs(cfg, net, cfg.n_steps);
+    tc = TrainConfig::parse(cfg, net);
+  }
+};
+
+json train_section(double lr, int checkpoint_interval, double target) {
+  return json{{"steps", 1},
+              {"checkpoint_interval", checkpoint_interval},
+              {"trainable", {{"recurrent", true}, {"lgn", true}, {"bkg", false}}},
+              {"losses",
+               {{{"type", "TargetFiringRate"}, {"cost", 1.0}, {"target", target}},
+                {{"type", "VoltageRegularization"}, {"cost", 0.1}},
+                {{"type", "WeightRegularization"}, {"cost", 0.01}}}},
+              {"optimizer", {{"lr", lr}}}};
+}
+
+}  // namespace
+
+// Time checkpointing: C = 1, 25 and T give bitwise identical gradients (float32, same thread count).
+TEST(Trainer, CheckpointIntervalDoesNotChangeGradients) {
+  const int T = 60;
+  std::vector<std::vector<std::vector<double>>> grads;
+  std::vector<double> losses;
+  for (int C : {1, 25, T}) {
+    TrainSetup s(80, T, 3, train_section(0.01, C, 5.0));
+    Trainer<float> tr(s.net, s.inputs, s.cfg, s.tc, 3);
+    StepMetrics m = tr.compute_gradient(0);
+    losses.push_back(m.loss);
+    std::vector<std::vector<double>> g;
+    for (int q = 0; q < tr.n_surfaces(); ++q)
+      if (tr.surface_trainable(q)) g.push_back(tr.get(q, Trainer<float>::Field::Gradient));
+    grads.push_back(g);
+  }
+  double norm = 0;
+  for (auto& v : grads[0])
+    for (double x : v) norm += x * x;
+  EXPECT_GT(norm, 0.0) << "the gradient must not be trivially zero";
+  EXPECT_EQ(losses[0], losses[1]);
+  EXPECT_EQ(losses[0], losses[2]);
+  EXPECT_EQ(grads[0], grads[1]) << "C = 1 vs C = 25";
+  EXPECT_EQ(grads[0], grads[2]) << "C = 1 vs C = T";
+}
+
+// Sign constraints hold after every update; frozen surfaces stay bit-identical.
+TEST(Trainer, SignConstraintAndFrozenSurfaces) {
+  TrainSetup s(80, 50, 2, train_section(0.05, 25, 1.0));
+  Trainer<float> tr(s.net, s.inputs, s.cfg, s.tc, 2);
+  using F = Trainer<float>::Field;
+  std::vector<std::vector<double>> frozen_before;
+  for (int q = 0; q < tr.n_surfaces(); ++q)
+    if (!tr.surface_trainable(q)) frozen_before.push_back(tr.get(q, F::Weight));
+  ASSERT_EQ(frozen_before.size(), 1u) << "bkg is frozen";
+  std::size_t clamped = 0, moved = 0;
+  for (int step = 0; step < 4; ++step) {
+    tr.train_step();
+    for (int q = 0; q < tr.n_surfaces(); ++q) {
+      if (!tr.surface_trainable(q)) continue;
+      const auto w = tr.get(q, F::Weight), w0 = tr.get(q, F::InitialWeight);
+      for (std::size_t e = 0; e < w.size(); ++e) {
+        if (w0[e] >= 0) {
+          ASSERT_GE(w[e], 0.0) << tr.surface_name(q) << " edge " << e << " step " << step;
+        } else {
+          ASSERT_LE(w[e], 0.0) << tr.surface_name(q) << " edge " << e << " step " << step;
+        }
+        clamped += (w[e] == 0.0 && w0[e] != 0.0);
+        moved += (w[e] != w0[e]);
+      }
+    }
+  }
+  EXPECT_GT(moved, 0u);
+  EXPECT_GT(clamped, 0u) << "with a large learning rate some weights reach zero, so the constraint is exercised";
+  std::size_t k = 0;
+  for (int q = 0; q < tr.n_surfaces(); ++q)
+    if (!tr.surface_trainable(q)) EXPECT_EQ(tr.get(q, F::Weight), frozen_before[k++]);
+}
+
+// Learning works: TargetFiringRate moves the mean rate from its initial value to within 10 % of a target that
+// is less than half of it.
+TEST(Trainer, TargetFiringRateTrainingReachesTheTarget) {
+  json t = {{"steps", 60},
+            {"trainable", {{"recurrent", true}, {"lgn", true}, {"bkg", true}}},
+            {"losses", {{{"type", "TargetFiringRate"}, {"cost", 1.0}, {"target", 5.0}}}},
+            {"optimizer", {{"lr", 0.01}}}};
+  TrainSetup s(100, 200, 4, t);
+  Trainer<float> tr(s.net, s.inputs, s.cfg, s.tc, 4);
+  const double initial = tr.compute_gradient(0).rate_hz;
+  ASSERT_GT(initial, 10.0) << "the target must differ from the initial rate by a factor of 2 or more";
+  std::vector<double> rates;
+  for (int k = 0; k < 60; ++k) rates.push_back(tr.train_step().rate_hz);
+  double last = 0;
+  for (int k = 50; k < 60; ++k) last += rates[static_cast<std::size_t>(k)] / 10.0;
+  EXPECT_NEAR(last, 5.0, 0.5) << "initial " << initial << " Hz; mean of the last 10 updates " << last << " Hz";
+}
