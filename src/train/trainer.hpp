@@ -33,6 +33,8 @@ struct StepMetrics {
   double grad_norm = 0;                // after adding the weight regularizer, before clipping
   double seconds = 0;
   double samples_per_s = 0;
+  // wall time by phase (s): forward with snapshots, segment recompute, reverse sweep, optimizer update
+  double t_forward = 0, t_recompute = 0, t_backward = 0, t_update = 0;
 };
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
@@ -81,6 +83,7 @@ class Trainer {
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> target_;        // per (1, i) rate target per TFR loss
   double vreg_range_sum_ = 0, vreg_threshold_sum_ = 0;  // raw sums over (b, t, i)
   double last_grad_norm_ = 0;
+  double t_recompute_ = 0, t_backward_ = 0, t_update_ = 0;
   // segment records
   Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> v_rec_;
   Kokkos::View<std::int16_t***, Kokkos::LayoutRight, MemSpace> r_rec_;

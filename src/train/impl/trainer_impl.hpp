@@ -129,9 +129,12 @@ void Trainer<Real, ExecSpace>::backward() {
   for (auto& s : surfaces_)
     if (s.trainable) Kokkos::deep_copy(s.grad, 0.0);
   const int D = D_;
+  t_recompute_ = t_backward_ = 0;
+  using clock = std::chrono::steady_clock;
   for (std::int64_t seg = static_cast<std::int64_t>(snapshots_.size()) - 1; seg >= 0; --seg) {
     const auto& snap = snapshots_[static_cast<std::size_t>(seg)];
     const std::int64_t t0 = snap.t, t1 = std::min<std::int64_t>(T_, t0 + C_);
+    auto tr0 = clock::now();
     sim_->restore(snap);
     // history of the D steps before the segment, from the snapshot's rings
     for (int m = 0; m < D; ++m) {
@@ -164,6 +167,9 @@ void Trainer<Real, ExecSpace>::backward() {
     });
     sim_->run(t1 - t0, nullptr);
     sim_->set_step_hook(nullptr);
+    Kokkos::fence();
+    auto tr1 = clock::now();
+    t_recompute_ += std::chrono::duration<double>(tr1 - tr0).count();
     // reverse over the segment
     for (std::int64_t t = t1 - 1; t >= t0; --t) {
       const int slot_gu = static_cast<int>(t % D);
@@ -187,6 +193,8 @@ void Trainer<Real, ExecSpace>::backward() {
         }
       }
     }
+    Kokkos::fence();
+    t_backward_ += std::chrono::duration<double>(clock::now() - tr1).count();
   }
 }
 
@@ -196,7 +204,9 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   const auto start = std::chrono::steady_clock::now();
   sim_->set_sample_offset(first_sample);
   forward_with_snapshots();
+  Kokkos::fence();
   StepMetrics m;
+  m.t_forward = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // rate losses on the host (B x N values)
   auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts_);
   auto hg = Kokkos::create_mirror_view(adj_.rate_grad);
@@ -236,6 +246,8 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   }
   Kokkos::deep_copy(adj_.rate_grad, hg);
   backward();
+  m.t_recompute = t_recompute_;
+  m.t_backward = t_backward_;
   // weight regularizer: one mean over all trainable edges of all surfaces
   std::int64_t n_trainable = 0;
   for (const auto& s : surfaces_)
@@ -285,6 +297,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::apply_update() {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
+  const auto start = std::chrono::steady_clock::now();
   ++adam_step_;
   const double k = static_cast<double>(adam_step_);
   const double scale =
@@ -297,6 +310,7 @@ void Trainer<Real, ExecSpace>::apply_update() {
     Kokkos::parallel_for("dpointnet::adam", Policy(0, static_cast<std::int64_t>(s.grad.extent(0))), f);
   }
   Kokkos::fence();
+  t_update_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 template <class Real, class ExecSpace>
@@ -304,6 +318,7 @@ StepMetrics Trainer<Real, ExecSpace>::train_step() {
   const auto start = std::chrono::steady_clock::now();
   StepMetrics m = compute_gradient(adam_step_ * B_);
   apply_update();
+  m.t_update = t_update_;
   m.step = adam_step_;
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   m.samples_per_s = B_ / std::max(m.seconds, 1e-12);

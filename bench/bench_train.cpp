@@ -1,0 +1,104 @@
+// Training-step benchmark (not a test): one network, one configuration per process (so that the peak memory
+// reported is this configuration's). Prints the time split by phase, samples/s and the peak resident memory.
+//
+//   dpointnet-bench-train --neurons 1000 [--steps 500] [--batch 16] [--checkpoint-interval 25] [--updates 2]
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "config/simulation_config.hpp"
+#include "generator/network_generator.hpp"
+#include "inputs/input_schedule.hpp"
+#include "network/network_builder.hpp"
+#include "train/train_config.hpp"
+#include "train/trainer.hpp"
+#include "util/kokkos_compat.hpp"
+#include "util/log.hpp"
+
+using namespace dpointnet;
+
+static double peak_rss_gib() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB on Linux
+}
+
+int main(int argc, char** argv) {
+  CLI::App app{"dpointnet training-step benchmark"};
+  std::int64_t n = 1000;
+  int steps = 500, batch = 16, C = 25, updates = 2, threads = 0;
+  std::string workdir = "/tmp/dpointnet-bench", precision = "float32";
+  app.add_option("--neurons", n);
+  app.add_option("--steps", steps, "sequence length T (dt = 1 ms)");
+  app.add_option("--batch", batch);
+  app.add_option("--checkpoint-interval", C);
+  app.add_option("--updates", updates, "timed updates (after one warm-up update)");
+  app.add_option("--workdir", workdir);
+  app.add_option("--precision", precision)->check(CLI::IsMember({"float32", "float64"}));
+  app.add_option("--threads", threads);
+  CLI11_PARSE(app, argc, argv);
+  log::init("warn");
+  compat::InitOptions io;
+  io.num_threads = threads;
+  compat::initialize(io);
+  {
+    const std::string dir = workdir + "/net_" + std::to_string(n);
+    if (!std::filesystem::exists(dir + "/config.simulation.json")) {
+      GeneratorOptions g;
+      g.n_neurons = n;
+      g.seed = 1;
+      g.out_dir = dir;
+      g.overwrite = true;
+      generate_network(g);
+    }
+    nlohmann::json c = nlohmann::json::parse(std::ifstream(dir + "/config.simulation.json"));
+    c["network"] = dir + "/config.circuit.json";
+    c["run"]["tstop"] = steps;
+    c["run"]["batch_size"] = batch;
+    c["run"]["precision"] = precision;
+    c["train"] = {{"steps", updates + 1},
+                  {"checkpoint_interval", C},
+                  {"trainable", {{"recurrent", true}, {"lgn", true}, {"bkg", true}}},
+                  {"losses",
+                   {{{"type", "TargetFiringRate"}, {"cost", 1.0}, {"target", 5.0}},
+                    {{"type", "VoltageRegularization"}, {"cost", 0.1}}}}};
+    const std::string cpath = dir + "/bench_train.json";
+    std::ofstream(cpath) << c.dump(1);
+    SimulationConfig cfg = SimulationConfig::load(cpath);
+    Network net = build_network(cfg);
+    auto inputs = prepare_inputs(cfg, net, cfg.n_steps);
+    TrainConfig tc = TrainConfig::parse(cfg, net);
+    auto run = [&](auto tag) {
+      using Real = decltype(tag);
+      Trainer<Real> tr(net, inputs, cfg, tc, batch);
+      tr.train_step();  // warm-up
+      StepMetrics sum;
+      for (int k = 0; k < updates; ++k) {
+        StepMetrics m = tr.train_step();
+        sum.seconds += m.seconds;
+        sum.t_forward += m.t_forward;
+        sum.t_recompute += m.t_recompute;
+        sum.t_backward += m.t_backward;
+        sum.t_update += m.t_update;
+        sum.rate_hz = m.rate_hz;
+      }
+      const double u = updates;
+      fmt::print(
+          "{:>7} neurons {:>10} edges T={} B={} C={:<4} {}: step {:8.3f} s = forward {:.3f} + recompute {:.3f} + "
+          "backward {:.3f} + update {:.4f} (other {:.3f}); {:8.2f} samples/s; peak RSS {:.2f} GiB; rate {:.2f} Hz\n",
+          n, net.n_edges(), steps, batch, C, precision, sum.seconds / u, sum.t_forward / u, sum.t_recompute / u,
+          sum.t_backward / u, sum.t_update / u,
+          (sum.seconds - sum.t_forward - sum.t_recompute - sum.t_backward - sum.t_update) / u,
+          batch * u / sum.seconds, peak_rss_gib(), sum.rate_hz);
+    };
+    if (precision == "float64") run(double{});
+    else run(float{});
+  }
+  Kokkos::finalize();
+  return 0;
+}
