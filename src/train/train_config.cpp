@@ -121,6 +121,16 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
             throw InputError(f, sec, "target_by_node_type", "key '" + k + "' is not a node_type_id");
           }
         }
+        if (!l.contains("target")) {  // then every simulated node type needs its own target
+          for (const auto& p : net.populations) {
+            if (p.is_virtual) continue;
+            for (std::int64_t type : p.node_type_ids)
+              if (!s.target_by_type.count(type))
+                throw InputError(f, sec, "target_by_node_type",
+                                 "has no target for node type " + std::to_string(type) + " of population '" + p.name +
+                                     "' (list every type, or give \"target\" as the default)");
+          }
+        }
       } else if (!l.contains("target")) {
         throw InputError(f, sec, "target", "is required (or target_by_node_type)");
       }

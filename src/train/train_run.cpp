@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -25,26 +26,46 @@ namespace dpointnet {
 
 namespace {
 
-// The config hash covers everything that changes the trajectory; keys that only say how long or how often
-// (train.steps/epochs, save/log intervals) and where outputs go may change between a run and its resume.
+// The config hash covers what changes the trajectory besides the network (which has its own hash): run, inputs
+// (spike files by content, not by path) and the train section. Keys that only say how long or how often
+// (train.steps/epochs, checkpoint_interval, save/log intervals) and where outputs go may change on resume,
+// and so may the location of the files.
 std::string config_hash(const SimulationConfig& cfg) {
   json j;
-  for (const char* k : {"networks", "components", "inputs"})
-    if (cfg.resolved.contains(k)) j[k] = cfg.resolved[k];
+  for (const auto& in : cfg.inputs) {
+    json e = cfg.resolved["inputs"][in.name];
+    if (e.contains("input_file")) {
+      std::ifstream f(in.file, std::ios::binary);
+      e["input_file"] = hash_hex(std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()));
+    }
+    j["inputs"][in.name] = e;
+  }
   j["run"] = {{"dt", cfg.dt}, {"tstop", cfg.tstop}, {"seed", cfg.seed}, {"batch_size", cfg.batch_size},
               {"precision", cfg.double_precision ? "float64" : "float32"}};
   json t = cfg.resolved["train"];
-  for (const char* k : {"steps", "epochs", "steps_per_epoch", "save_checkpoint_every", "log_every"}) t.erase(k);
+  for (const char* k : {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "save_checkpoint_every", "log_every"})
+    t.erase(k);
   j["train"] = t;
   return hash_hex(j.dump());
 }
 
+// Network identity: neuron constants, and per projection the sources, targets, channels, delays and initial
+// weights (pA).
 std::string network_hash(const Network& net) {
-  std::string bytes = std::to_string(net.n_neurons) + ";";
+  std::string bytes = std::to_string(net.n_neurons) + ";" + std::to_string(net.dt) + ";";
+  for (const auto& d : net.neurons) {
+    const double v[] = {d.vs, d.E_L, d.decay, d.current_factor, d.v_reset, double(d.t_ref_steps), d.asc_amps[0],
+                        d.asc_amps[1], d.asc_decay[0], d.asc_decay[1]};
+    bytes.append(reinterpret_cast<const char*>(v), sizeof v);
+    bytes.append(reinterpret_cast<const char*>(d.syn_decay.data()), d.syn_decay.size() * sizeof(double));
+  }
   for (const auto& p : net.projections) {
     bytes += p.source_population + ":" + std::to_string(p.size()) + ";";
     bytes.append(reinterpret_cast<const char*>(p.weight_pA.data()), p.weight_pA.size() * sizeof(double));
     bytes.append(reinterpret_cast<const char*>(p.target.data()), p.target.size() * sizeof(std::int64_t));
+    bytes.append(reinterpret_cast<const char*>(p.source.data()), p.source.size() * sizeof(std::int64_t));
+    bytes.append(reinterpret_cast<const char*>(p.channel.data()), p.channel.size() * sizeof(int));
+    bytes.append(reinterpret_cast<const char*>(p.delay_steps.data()), p.delay_steps.size() * sizeof(int));
   }
   return hash_hex(bytes);
 }
@@ -295,7 +316,7 @@ int run_train(const TrainCommand& cmd) {
         throw InputError(cfg.path, "output", "overwrite_output_dir",
                          p.string() + " exists; set output.overwrite_output_dir, pass --overwrite, or --resume");
     fs::create_directories(out);
-    log::add_file(cfg.log_file);
+    log::add_file(cfg.log_file, /*truncate=*/cmd.resume.empty());
     std::ofstream(out / "train_config.resolved.json") << cfg.resolved.dump(2) << "\n";
   }
   struct FileSinkGuard {

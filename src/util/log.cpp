@@ -18,9 +18,9 @@ void init(const std::string& level) {
   g_logger->set_level(spdlog::level::from_str(level));
 }
 
-void add_file(const std::string& path) {
+void add_file(const std::string& path, bool truncate) {
   get();
-  auto fsink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, true);
+  auto fsink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, truncate);
   fsink->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
   g_logger->sinks().push_back(fsink);
 }

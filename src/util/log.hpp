@@ -7,7 +7,7 @@
 namespace dpointnet::log {
 
 void init(const std::string& level = "info");
-void add_file(const std::string& path);
+void add_file(const std::string& path, bool truncate = true);
 // Removes the file sinks added by add_file (end of a run).
 void remove_files();
 std::shared_ptr<spdlog::logger> get();
