@@ -36,6 +36,9 @@ void register_commands(CLI::App& app, Commands& cmds) {
   t->add_option("--resume", trn->resume, "continue from this checkpoint");
   t->add_option("--gradient-check", trn->gradient_check,
                 "compute one batch's loss, gradients and first Adam update, write them to this HDF5 file, stop");
+  t->add_option("--gradient-check-updates", trn->gradient_check_updates,
+                "with --gradient-check: run this many updates (losses and weights after each are written)")
+      ->check(CLI::PositiveNumber);
   t->add_flag("--overwrite", trn->overwrite, "replace existing outputs");
   t->add_flag("!--no-progress", trn->progress, "no progress lines");
   t->add_option("--stop-after", trn->stop_after, "debug: stop after this many updates (writes a checkpoint)");

@@ -198,26 +198,41 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
   Trainer<Real> tr(net, inputs, cfg, tc, cfg.batch_size);
   using F = typename Trainer<Real>::Field;
   if (!cmd.gradient_check.empty()) {
-    std::vector<std::vector<double>> before;
-    for (int s = 0; s < tr.n_surfaces(); ++s) before.push_back(tr.get(s, F::Weight));
-    StepMetrics m = tr.compute_gradient(0);
+    // K updates on samples 0..KB-1: losses of each, gradients of the first, weights before and after each
+    const int K = std::max(1, cmd.gradient_check_updates);
+    std::vector<std::vector<double>> hist(static_cast<std::size_t>(tr.n_surfaces()));
+    for (int s = 0; s < tr.n_surfaces(); ++s) hist[static_cast<std::size_t>(s)] = tr.get(s, F::Weight);
+    std::vector<StepMetrics> ms;
     std::vector<std::vector<double>> grads;
-    for (int s = 0; s < tr.n_surfaces(); ++s) grads.push_back(tr.get(s, F::Gradient));
-    tr.apply_update();
+    for (int k = 0; k < K; ++k) {
+      ms.push_back(tr.compute_gradient(tr.adam_step() * cfg.batch_size));
+      if (k == 0)
+        for (int s = 0; s < tr.n_surfaces(); ++s) grads.push_back(tr.get(s, F::Gradient));
+      tr.apply_update();
+      for (int s = 0; s < tr.n_surfaces(); ++s) {
+        const auto w = tr.get(s, F::Weight);
+        hist[static_cast<std::size_t>(s)].insert(hist[static_cast<std::size_t>(s)].end(), w.begin(), w.end());
+      }
+    }
     auto f = h5::File::create(cmd.gradient_check, true);
-    f.write_double("/loss/total", {m.loss});
-    for (std::size_t q = 0; q < tc.losses.size(); ++q) f.write_double("/loss/" + tc.losses[q].name, {m.loss_terms[q]});
-    f.write_double("/rate_mean_hz", {m.rate_hz});
-    f.write_double("/grad_norm", {m.grad_norm});
+    auto column = [&](auto get) {
+      std::vector<double> v;
+      for (const auto& m : ms) v.push_back(get(m));
+      return v;
+    };
+    f.write_double("/loss/total", column([](const StepMetrics& m) { return m.loss; }));
+    for (std::size_t q = 0; q < tc.losses.size(); ++q)
+      f.write_double("/loss/" + tc.losses[q].name, column([q](const StepMetrics& m) { return m.loss_terms[q]; }));
+    f.write_double("/rate_mean_hz", column([](const StepMetrics& m) { return m.rate_hz; }));
+    f.write_double("/grad_norm", column([](const StepMetrics& m) { return m.grad_norm; }));
     for (int s = 0; s < tr.n_surfaces(); ++s) {
-      const auto after = tr.get(s, F::Weight);
-      std::vector<double> both(before[static_cast<std::size_t>(s)]);
-      both.insert(both.end(), after.begin(), after.end());
-      f.write_double_2d("/weights/" + tr.surface_name(s), both, 2, after.size());
+      const auto& h = hist[static_cast<std::size_t>(s)];
+      f.write_double_2d("/weights/" + tr.surface_name(s), h, static_cast<std::size_t>(K) + 1,
+                        h.size() / (static_cast<std::size_t>(K) + 1));
       if (tr.surface_trainable(s)) f.write_double("/grad/" + tr.surface_name(s), grads[static_cast<std::size_t>(s)]);
     }
-    lg->info("gradient check: loss {:.9g}, rate {:.4f} Hz, |grad| {:.6g}; wrote {}", m.loss, m.rate_hz, m.grad_norm,
-             cmd.gradient_check);
+    lg->info("gradient check: {} update(s), first loss {:.9g}, rate {:.4f} Hz, |grad| {:.6g}; wrote {}", K,
+             ms[0].loss, ms[0].rate_hz, ms[0].grad_norm, cmd.gradient_check);
     return 0;
   }
 
