@@ -159,6 +159,9 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   lg->info("dpointnet {} simulate {}", DPOINTNET_VERSION, cfg.path);
   lg->info("Kokkos {} on {} ({} threads/concurrency), precision {}", compat::kokkos_version_string(),
            Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
+  if (cfg.resolved["run"].contains("distribution"))
+    throw InputError(cfg.path, "run", "distribution",
+                     "sample-parallel runs train; simulate (inference) is refused under a distribution mode");
   Network net = build_network(cfg);
   std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
   std::vector<CurrentPulse> pulses = prepare_current_clamps(cfg, net);

@@ -12,6 +12,8 @@
 #include "inputs/input_schedule.hpp"
 #include "io/hdf5_file.hpp"
 #include "network/network_builder.hpp"
+#include "dist/distribution_config.hpp"
+#include "dist/replica_context.hpp"
 #include "train/checkpoint.hpp"
 #include "train/train_config.hpp"
 #include "train/trainer.hpp"
@@ -190,30 +192,146 @@ void export_edges(const Trainer<Real>& tr, const Network& net, const SimulationC
                   fs::copy_options::overwrite_existing);
 }
 
+// The local replicas of this process (1, or several in mirrored mode) and the cross-process context (MPI), with
+// one update's worth of gradient computation and reduction. With a single replica and no distribution the
+// serial path is used unchanged (double gradients, no packing).
+template <class Real>
+struct ReplicaSet {
+  std::vector<std::unique_ptr<Trainer<Real>>> reps;
+  ReplicaContext* ctx = nullptr;
+  bool distributed = false;
+  int proc_rank = 0, procs = 1, local = 1, total = 1, batch = 1;
+  std::vector<float> sum_;
+
+  Trainer<Real>& chief() { return *reps[0]; }
+
+  StepMetrics compute(std::int64_t update) {
+    const std::int64_t global_batch = static_cast<std::int64_t>(batch) * total;
+    std::vector<StepMetrics> ms;
+    for (int r = 0; r < local; ++r) {
+      const std::int64_t first = update * global_batch + static_cast<std::int64_t>(proc_rank * local + r) * batch;
+      if (distributed)
+        log::get()->info("rank {} replica {}: update {} samples [{}, {})", proc_rank, r, update + 1, first,
+                         first + batch);
+      ms.push_back(reps[static_cast<std::size_t>(r)]->compute_gradient(first));
+    }
+    if (!distributed) return ms[0];
+    // one packed FP32 buffer: sum over local replicas, then over processes (in place), then the mean
+    const std::size_t n = reps[0]->packed_size();
+    sum_.assign(n, 0.0f);
+    for (auto& t : reps) {
+      const float* p = t->pack_gradients();
+      for (std::size_t q = 0; q < n; ++q) sum_[q] += p[q];
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    if (ctx) ctx->allreduce_sum(sum_.data(), n);
+    const double allreduce_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (auto& t : reps) t->unpack_gradients(sum_.data(), 1.0 / total);
+    // metrics: a separate small reduction of the local sums
+    StepMetrics m = ms[0];
+    std::vector<double> v(m.loss_terms.size() + 2, 0.0);
+    for (const auto& x : ms) {
+      v[0] += x.loss;
+      v[1] += x.rate_hz;
+      for (std::size_t q = 0; q < x.loss_terms.size(); ++q) v[q + 2] += x.loss_terms[q];
+    }
+    if (ctx) ctx->allreduce_sum(v.data(), v.size());
+    m.loss = v[0] / total;
+    m.rate_hz = v[1] / total;
+    for (std::size_t q = 0; q < m.loss_terms.size(); ++q) m.loss_terms[q] = v[q + 2] / total;
+    m.grad_norm = reps[0]->last_grad_norm();
+    m.t_update = allreduce_s;  // reported as the allreduce time in distributed runs (see metrics)
+    return m;
+  }
+  void update() {
+    for (auto& t : reps) t->apply_update();
+  }
+  // Chief's state to every replica (start and after a restore).
+  void broadcast_state(CheckpointData& state, const std::string& source) {
+    if (ctx) {
+      std::vector<double> flat;
+      std::int64_t step = state.step;
+      for (auto& s : state.surfaces)
+        for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v}) flat.insert(flat.end(), v->begin(), v->end());
+      std::int64_t len = static_cast<std::int64_t>(flat.size());
+      std::int64_t hdr[2] = {step, len};
+      ctx->broadcast(hdr, 2);
+      flat.resize(static_cast<std::size_t>(hdr[1]));
+      ctx->broadcast(flat.data(), flat.size());
+      state.step = hdr[0];
+      std::size_t off = 0;
+      for (auto& s : state.surfaces)
+        for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v}) {
+          std::copy(flat.begin() + static_cast<std::ptrdiff_t>(off),
+                    flat.begin() + static_cast<std::ptrdiff_t>(off + v->size()), v->begin());
+          off += v->size();
+        }
+    }
+    for (auto& t : reps) restore_state(*t, state, source);
+  }
+};
+
 template <class Real>
 int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Network& net,
                const std::vector<PreparedInput>& inputs, const TrainConfig& tc, const CheckpointData* resume,
-               const std::string& chash, const std::string& nhash) {
+               const std::string& chash, const std::string& nhash, const DistributionConfig& dist,
+               ReplicaContext* ctx) {
   auto lg = log::get();
-  Trainer<Real> tr(net, inputs, cfg, tc, cfg.batch_size);
+  ReplicaSet<Real> rs;
+  rs.ctx = ctx;
+  rs.procs = ctx ? ctx->size() : 1;
+  rs.proc_rank = ctx ? ctx->rank() : 0;
+  rs.local = dist.local_replicas();
+  rs.total = rs.procs * rs.local;
+  rs.batch = cfg.batch_size;
+  rs.distributed = dist.mode != DistributionMode::None;
+  for (int r = 0; r < rs.local; ++r) rs.reps.push_back(std::make_unique<Trainer<Real>>(net, inputs, cfg, tc, cfg.batch_size));
+  const bool chief = rs.proc_rank == 0;
+  if (rs.distributed)
+    lg->info("sample-parallel training: {} replica(s) = {} process(es) x {} local, batch {} per replica, global {}",
+             rs.total, rs.procs, rs.local, cfg.batch_size, static_cast<long long>(cfg.batch_size) * rs.total);
+  Trainer<Real>& tr = rs.chief();
   using F = typename Trainer<Real>::Field;
+  // identical start on every replica: the chief's state (or the restored checkpoint) is broadcast
+  if (rs.distributed) {
+    CheckpointData state = resume ? *resume : snapshot_state(tr, net, cfg, chash, nhash);
+    for (auto& sf : state.surfaces)
+      if (!sf.trainable) {
+        sf.adam_m.clear();
+        sf.adam_v.clear();
+      }
+    rs.broadcast_state(state, resume ? cmd.resume : std::string("chief"));
+  } else if (resume) {
+    restore_state(tr, *resume, cmd.resume);
+  }
+  if (resume) lg->info("resumed from {} at step {}", cmd.resume, resume->step);
+  const char* fault_rank = std::getenv("DPOINTNET_FAULT_RANK");
+  const char* fault_step = std::getenv("DPOINTNET_FAULT_STEP");
+  auto maybe_fault = [&](std::int64_t step) {
+    if (fault_rank && fault_step && std::atoi(fault_rank) == rs.proc_rank && std::atoll(fault_step) == step)
+      throw std::runtime_error("injected fault (DPOINTNET_FAULT_RANK=" + std::string(fault_rank) +
+                               ", DPOINTNET_FAULT_STEP=" + std::string(fault_step) + ") on rank " +
+                               std::to_string(rs.proc_rank) + " at update " + std::to_string(step));
+  };
+
   if (!cmd.gradient_check.empty()) {
-    // K updates on samples 0..KB-1: losses of each, gradients of the first, weights before and after each
+    // K updates on the first K global batches: losses of each, gradients of the first, weights after each
     const int K = std::max(1, cmd.gradient_check_updates);
     std::vector<std::vector<double>> hist(static_cast<std::size_t>(tr.n_surfaces()));
     for (int s = 0; s < tr.n_surfaces(); ++s) hist[static_cast<std::size_t>(s)] = tr.get(s, F::Weight);
     std::vector<StepMetrics> ms;
     std::vector<std::vector<double>> grads;
     for (int k = 0; k < K; ++k) {
-      ms.push_back(tr.compute_gradient(tr.adam_step() * cfg.batch_size));
+      ms.push_back(rs.compute(tr.adam_step()));
       if (k == 0)
         for (int s = 0; s < tr.n_surfaces(); ++s) grads.push_back(tr.get(s, F::Gradient));
-      tr.apply_update();
+      rs.update();
       for (int s = 0; s < tr.n_surfaces(); ++s) {
         const auto w = tr.get(s, F::Weight);
         hist[static_cast<std::size_t>(s)].insert(hist[static_cast<std::size_t>(s)].end(), w.begin(), w.end());
       }
     }
+    if (!chief) return 0;
     auto f = h5::File::create(cmd.gradient_check, true);
     auto column = [&](auto get) {
       std::vector<double> v;
@@ -239,29 +357,28 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
   const fs::path out(cfg.output_dir);
   const fs::path ckdir = out / "checkpoints";
   const fs::path metrics_path = out / "metrics.csv";
-  if (resume) {
-    restore_state(tr, *resume, cmd.resume);
-    lg->info("resumed from {} at step {}", cmd.resume, resume->step);
-  }
-  // metrics log: on resume keep the rows up to the checkpoint's step
-  std::vector<std::string> kept;
-  if (resume && fs::exists(metrics_path)) {
-    std::ifstream in(metrics_path);
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-      if (line.empty()) continue;
-      if (std::stoll(line.substr(0, line.find(','))) <= resume->step) kept.push_back(line);
+  std::ofstream metrics;
+  if (chief) {
+    // metrics log: on resume keep the rows up to the checkpoint's step
+    std::vector<std::string> kept;
+    if (resume && fs::exists(metrics_path)) {
+      std::ifstream in(metrics_path);
+      std::string line;
+      std::getline(in, line);
+      while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        if (std::stoll(line.substr(0, line.find(','))) <= resume->step) kept.push_back(line);
+      }
     }
+    metrics.open(metrics_path, std::ios::trunc);
+    metrics << "step,loss";
+    for (const auto& l : tc.losses) metrics << "," << l.name;
+    metrics << ",rate_hz,grad_norm,samples_per_s,seconds\n";
+    for (const auto& k : kept) metrics << k << "\n";
+    metrics.flush();
   }
-  std::ofstream metrics(metrics_path, std::ios::trunc);
-  metrics << "step,loss";
-  for (const auto& l : tc.losses) metrics << "," << l.name;
-  metrics << ",rate_hz,grad_norm,samples_per_s,seconds\n";
-  for (const auto& k : kept) metrics << k << "\n";
-  metrics.flush();
-
   auto save = [&](const std::string& why) {
+    if (!chief) return;
     fs::create_directories(ckdir);
     const std::string p = (ckdir / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string();
     write_checkpoint(p, snapshot_state(tr, net, cfg, chash, nhash));
@@ -269,16 +386,25 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
   };
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t first = tr.adam_step();
+  const double global_batch = static_cast<double>(cfg.batch_size) * rs.total;
   int done_here = 0;
   while (tr.adam_step() < tc.steps) {
-    StepMetrics m = tr.train_step();
+    const auto t0 = std::chrono::steady_clock::now();
+    maybe_fault(tr.adam_step() + 1);
+    StepMetrics m = rs.compute(tr.adam_step());
+    rs.update();
+    m.step = tr.adam_step();
+    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m.samples_per_s = global_batch / std::max(m.seconds, 1e-12);
     ++done_here;
-    metrics << m.step << "," << fmt::format("{:.9g}", m.loss);
-    for (double v : m.loss_terms) metrics << "," << fmt::format("{:.9g}", v);
-    metrics << "," << fmt::format("{:.9g}", m.rate_hz) << "," << fmt::format("{:.9g}", m.grad_norm) << ","
-            << fmt::format("{:.4g}", m.samples_per_s) << "," << fmt::format("{:.4g}", m.seconds) << "\n";
-    metrics.flush();
-    if (cmd.progress && (m.step % tc.log_every == 0 || m.step == tc.steps)) {
+    if (chief) {
+      metrics << m.step << "," << fmt::format("{:.9g}", m.loss);
+      for (double v : m.loss_terms) metrics << "," << fmt::format("{:.9g}", v);
+      metrics << "," << fmt::format("{:.9g}", m.rate_hz) << "," << fmt::format("{:.9g}", m.grad_norm) << ","
+              << fmt::format("{:.4g}", m.samples_per_s) << "," << fmt::format("{:.4g}", m.seconds) << "\n";
+      metrics.flush();
+    }
+    if (chief && cmd.progress && (m.step % tc.log_every == 0 || m.step == tc.steps)) {
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const double per = el / static_cast<double>(m.step - first);
       lg->info("step {}/{} loss {:.6g} rate {:.3f} Hz |grad| {:.4g} {:.1f} samples/s ETA {:.1f} s", m.step, tc.steps,
@@ -288,18 +414,20 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
       save("interval");
     if (cmd.stop_after > 0 && done_here >= cmd.stop_after) {
       save("stop requested");
-      lg->warn("stopping after {} updates as requested (--stop-after); resume with --resume", done_here);
+      if (chief) lg->warn("stopping after {} updates as requested (--stop-after); resume with --resume", done_here);
+      if (ctx) ctx->barrier();
       return 0;
     }
   }
   save("final");
-  export_edges(tr, net, cfg, (out / "network").string());
+  if (chief) export_edges(tr, net, cfg, (out / "network").string());
+  if (ctx) ctx->barrier();
   return 0;
 }
 
 }  // namespace
 
-int run_train(const TrainCommand& cmd) {
+int run_train(const TrainCommand& cmd, ReplicaContext* ctx) {
   SimulationConfig cfg = SimulationConfig::load(cmd.config);
   auto lg = log::get();
   lg->info("dpointnet {} train {}", DPOINTNET_VERSION, cfg.path);
@@ -309,6 +437,9 @@ int run_train(const TrainCommand& cmd) {
   std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
   prepare_current_clamps(cfg, net);
   TrainConfig tc = TrainConfig::parse(cfg, net);
+  const DistributionConfig dist = DistributionConfig::parse(cfg, &tc, ctx ? Launcher::Mpi : Launcher::Serial,
+                                                            ctx ? ctx->size() : 1, true);
+  const bool chief = !ctx || ctx->chief();
   const std::string chash = config_hash(cfg), nhash = network_hash(net);
   CheckpointData ck;
   if (!cmd.resume.empty()) {
@@ -323,7 +454,7 @@ int run_train(const TrainCommand& cmd) {
                        "the checkpoint was written with another config (hash " + ck.config_hash + ", this config " +
                            chash + "); only train.steps/epochs and the save/log intervals may change on resume");
   }
-  if (cmd.gradient_check.empty()) {
+  if (cmd.gradient_check.empty() && chief) {
     const fs::path out(cfg.output_dir);
     const bool overwrite = cmd.overwrite || cfg.overwrite_output || !cmd.resume.empty();
     for (const auto& p : {out / "metrics.csv", out / "checkpoints", out / "network"})
@@ -340,8 +471,8 @@ int run_train(const TrainCommand& cmd) {
   lg->info("network: {} neurons, {} edges; T = {} steps, batch {}, {} updates, checkpoint interval {}",
            net.n_neurons, net.n_edges(), cfg.n_steps, cfg.batch_size, tc.steps, tc.checkpoint_interval);
   const CheckpointData* r = cmd.resume.empty() ? nullptr : &ck;
-  return cfg.double_precision ? train_impl<double>(cmd, cfg, net, inputs, tc, r, chash, nhash)
-                              : train_impl<float>(cmd, cfg, net, inputs, tc, r, chash, nhash);
+  return cfg.double_precision ? train_impl<double>(cmd, cfg, net, inputs, tc, r, chash, nhash, dist, ctx)
+                              : train_impl<float>(cmd, cfg, net, inputs, tc, r, chash, nhash, dist, ctx);
 }
 
 }  // namespace dpointnet

@@ -14,6 +14,8 @@ struct TrainCommand {
   int stop_after = 0;          // stop (as if interrupted) after this many updates of this process; 0: no
 };
 
-int run_train(const TrainCommand& cmd);
+class ReplicaContext;
+// ctx: the cross-process context of an MPI run (null for the serial driver).
+int run_train(const TrainCommand& cmd, ReplicaContext* ctx = nullptr);
 
 }  // namespace dpointnet

@@ -53,6 +53,16 @@ class Trainer {
   // compute_gradient + apply_update for update number `adam_step_` + 1, on its samples.
   StepMetrics train_step();
 
+  // ---- for sample-parallel training (the distribution layer wraps the trainer) ----
+  // All trainable gradients as one dense FP32 buffer in canonical order (trainable surfaces in order, edges in
+  // the grouped order). The staging buffers are allocated once; the pointer stays valid for the trainer's life.
+  std::size_t packed_size() const;
+  float* pack_gradients();
+  // gradient = packed * scale (e.g. the sum over replicas times 1/replicas); the norm used for clipping is
+  // recomputed from it.
+  void unpack_gradients(const float* packed, double scale);
+  double last_grad_norm() const { return last_grad_norm_; }
+
   std::int64_t adam_step() const { return adam_step_; }
   void set_adam_step(std::int64_t s) { adam_step_ = s; }
   int n_surfaces() const { return static_cast<int>(surfaces_.size()); }
@@ -84,6 +94,8 @@ class Trainer {
   double vreg_range_sum_ = 0, vreg_threshold_sum_ = 0;  // raw sums over (b, t, i)
   double last_grad_norm_ = 0;
   double t_recompute_ = 0, t_backward_ = 0, t_update_ = 0;
+  Kokkos::View<float*, MemSpace> packed_;
+  typename Kokkos::View<float*, MemSpace>::HostMirror packed_host_;
   // segment records
   Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> v_rec_;
   Kokkos::View<std::int16_t***, Kokkos::LayoutRight, MemSpace> r_rec_;

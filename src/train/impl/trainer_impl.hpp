@@ -326,6 +326,64 @@ StepMetrics Trainer<Real, ExecSpace>::train_step() {
 }
 
 template <class Real, class ExecSpace>
+std::size_t Trainer<Real, ExecSpace>::packed_size() const {
+  std::size_t n = 0;
+  for (const auto& s : surfaces_)
+    if (s.trainable) n += s.grad.extent(0);
+  return n;
+}
+
+template <class Real, class ExecSpace>
+float* Trainer<Real, ExecSpace>::pack_gradients() {
+  using Policy = Kokkos::RangePolicy<ExecSpace>;
+  if (packed_.extent(0) != packed_size()) {
+    packed_ = Kokkos::View<float*, MemSpace>("train.packed_gradients", packed_size());
+    packed_host_ = Kokkos::create_mirror_view(packed_);
+  }
+  std::int64_t off = 0;
+  auto buf = packed_;
+  for (const auto& s : surfaces_) {
+    if (!s.trainable) continue;
+    auto g = s.grad;
+    const std::int64_t o = off;
+    Kokkos::parallel_for(
+        "dpointnet::pack_gradients", Policy(0, static_cast<std::int64_t>(g.extent(0))),
+        KOKKOS_LAMBDA(const std::int64_t e) { buf(o + e) = static_cast<float>(g(e)); });
+    off += static_cast<std::int64_t>(g.extent(0));
+  }
+  Kokkos::deep_copy(packed_host_, packed_);
+  return packed_host_.data();
+}
+
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::unpack_gradients(const float* packed, double scale) {
+  using Policy = Kokkos::RangePolicy<ExecSpace>;
+  if (packed_.extent(0) != packed_size()) pack_gradients();
+  if (packed != packed_host_.data())
+    for (std::size_t q = 0; q < packed_host_.extent(0); ++q) packed_host_(q) = packed[q];
+  Kokkos::deep_copy(packed_, packed_host_);
+  std::int64_t off = 0;
+  auto buf = packed_;
+  double norm2 = 0;
+  for (auto& s : surfaces_) {
+    if (!s.trainable) continue;
+    auto g = s.grad;
+    const std::int64_t o = off;
+    double part = 0;
+    Kokkos::parallel_reduce(
+        "dpointnet::unpack_gradients", Policy(0, static_cast<std::int64_t>(g.extent(0))),
+        KOKKOS_LAMBDA(const std::int64_t e, double& acc) {
+          g(e) = static_cast<double>(buf(o + e)) * scale;
+          acc += g(e) * g(e);
+        },
+        part);
+    norm2 += part;
+    off += static_cast<std::int64_t>(g.extent(0));
+  }
+  last_grad_norm_ = std::sqrt(norm2);
+}
+
+template <class Real, class ExecSpace>
 std::vector<double> Trainer<Real, ExecSpace>::get(int si, Field f) const {
   const auto& s = surfaces_[static_cast<std::size_t>(si)];
   auto fi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.edges->file_index);

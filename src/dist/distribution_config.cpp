@@ -1,0 +1,94 @@
+#include "dist/distribution_config.hpp"
+
+#include "util/error.hpp"
+#include "util/kokkos_compat.hpp"
+
+using nlohmann::json;
+
+namespace dpointnet {
+
+DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const TrainConfig* tc, Launcher launcher,
+                                             int world_size, bool training) {
+  DistributionConfig d;
+  const std::string& f = cfg.path;
+  const json& run = cfg.resolved["run"];
+  if (run.contains("distribution")) {
+    const json& dj = run["distribution"];
+    if (!dj.is_object()) throw InputError(f, "run", "distribution", "must be an object");
+    for (auto& [k, v] : dj.items())
+      if (k != "mode" && k != "devices" && k != "replicas")
+        throw InputError(f, "run.distribution", k, "is not a known key (mode, devices, replicas)");
+    if (!dj.contains("mode") || !dj["mode"].is_string())
+      throw InputError(f, "run.distribution", "mode", "is required: \"mpi\" or \"mirrored\"");
+    const std::string mode = dj["mode"].get<std::string>();
+    if (mode == "mpi") d.mode = DistributionMode::Mpi;
+    else if (mode == "mirrored") d.mode = DistributionMode::Mirrored;
+    else throw InputError(f, "run.distribution", "mode", "\"" + mode + "\" is not supported (mpi or mirrored)");
+    if (dj.contains("replicas")) {
+      if (!dj["replicas"].is_number_integer() || dj["replicas"].get<int>() < 1)
+        throw InputError(f, "run.distribution", "replicas", "must be an integer >= 1");
+      d.replicas_requested = dj["replicas"].get<int>();
+    }
+    if (dj.contains("devices")) {
+      if (!dj["devices"].is_array() || dj["devices"].empty())
+        throw InputError(f, "run.distribution", "devices", "must be a non-empty list");
+      for (const json& x : dj["devices"]) d.devices.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+    }
+  }
+  if (run.contains("global_batch_size")) {
+    if (!run["global_batch_size"].is_number_integer() || run["global_batch_size"].get<long long>() < 1)
+      throw InputError(f, "run", "global_batch_size", "must be an integer >= 1");
+    d.global_batch_size = run["global_batch_size"].get<long long>();
+  }
+  // launcher and mode must agree
+  if (launcher == Launcher::Mpi && d.mode != DistributionMode::Mpi)
+    throw InputError(f, "run.distribution", "mode",
+                     "dpointnet-mpi needs run.distribution.mode \"mpi\" (use the serial dpointnet otherwise)");
+  if (launcher == Launcher::Serial && d.mode == DistributionMode::Mpi)
+    throw InputError(f, "run.distribution", "mode",
+                     "\"mpi\" needs the MPI driver: mpirun -n N dpointnet-mpi train ... (or srun)");
+  if (d.mode == DistributionMode::Mpi && d.replicas_requested > 0 && d.replicas_requested != world_size)
+    throw InputError(f, "run.distribution", "replicas",
+                     "asks for " + std::to_string(d.replicas_requested) + " replicas but the job has " +
+                         std::to_string(world_size) + " rank(s)");
+  if (d.mode == DistributionMode::Mirrored) {
+    if (d.devices.empty())
+      throw InputError(f, "run.distribution", "devices", "is required for mode \"mirrored\" (one entry per replica)");
+    if (d.replicas_requested > 0 && d.replicas_requested != static_cast<int>(d.devices.size()))
+      throw InputError(f, "run.distribution", "replicas", "differs from the number of devices listed");
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
+    for (const auto& dev : d.devices)
+      if (dev != d.devices[0])
+        throw InputError(f, "run.distribution", "devices",
+                         "mirrored replicas on different GPUs in one process are not supported by this Kokkos "
+                         "build (one device per process); use mode \"mpi\" with one rank per GPU");
+#else
+    for (const auto& dev : d.devices)
+      if (dev != "cpu" && dev != "0")
+        throw InputError(f, "run.distribution", "devices",
+                         "entry \"" + dev + "\": this is a host (" + std::string(Kokkos::DefaultExecutionSpace::name()) +
+                             ") build, replicas share the CPU: list \"cpu\" once per replica");
+#endif
+  }
+  const int replicas = d.mode == DistributionMode::Mpi ? world_size * d.local_replicas() : d.local_replicas();
+  if (d.global_batch_size > 0 && d.global_batch_size != static_cast<long long>(cfg.batch_size) * replicas)
+    throw InputError(f, "run", "global_batch_size",
+                     "is " + std::to_string(d.global_batch_size) + " but run.batch_size x replicas = " +
+                         std::to_string(cfg.batch_size) + " x " + std::to_string(replicas) + " = " +
+                         std::to_string(static_cast<long long>(cfg.batch_size) * replicas));
+  if (d.mode != DistributionMode::None) {
+    if (!training)
+      throw InputError(f, "run", "distribution",
+                       "sample-parallel runs train; simulate (inference) is refused under a distribution mode");
+    if (cfg.double_precision)
+      throw InputError(f, "run", "precision", "distributed training is FP32 only (run.precision \"float32\")");
+    if (tc)
+      for (const auto& l : tc->losses)
+        if (!l.sample_separable)
+          throw InputError(f, "train.losses", l.name,
+                           "is not sample-separable (a batch statistic) and is refused under a distribution mode");
+  }
+  return d;
+}
+
+}  // namespace dpointnet
