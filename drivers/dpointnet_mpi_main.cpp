@@ -1,0 +1,112 @@
+// dpointnet-mpi: sample-parallel training, one process per device (mpirun -n N / srun -n N).
+// Device binding happens from the local rank before Kokkos starts. A failure on any rank is reported by that
+// rank on stderr without any collective call, then MPI_Abort ends the whole job.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "dist/mpi_context.hpp"
+#include "train/train_run.hpp"
+#include "util/error.hpp"
+#include "util/kokkos_compat.hpp"
+#include "util/log.hpp"
+
+namespace {
+
+// Number of visible devices from the runtime's environment (CUDA/HIP), 0 when unknown or a host build.
+int visible_devices() {
+  for (const char* v : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}) {
+    if (const char* s = std::getenv(v)) {
+      std::string x(s);
+      if (x.empty()) return 0;
+      int n = 1;
+      for (char c : x) n += (c == ',');
+      return n;
+    }
+  }
+  return 0;
+}
+
+[[noreturn]] void die(int rank, const std::string& msg, int code) {
+  // no collective here, so the message always appears
+  std::fprintf(stderr, "dpointnet-mpi: rank %d: %s\n", rank, msg.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+
+  CLI::App app{"dpointnet-mpi: sample-parallel training (run.distribution.mode \"mpi\")"};
+  int threads = 0;
+  std::string log_level = "info";
+  app.add_option("--threads", threads, "host threads per rank for the OpenMP backend");
+  app.add_option("--log-level", log_level)->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  dpointnet::TrainCommand cmd;
+  auto* t = app.add_subcommand("train", "train with one replica per rank");
+  t->add_option("config", cmd.config, "simulation config JSON with \"train\" and run.distribution.mode \"mpi\"")
+      ->required();
+  t->add_option("--resume", cmd.resume, "continue from this checkpoint (read by every rank, broadcast by the chief)");
+  t->add_option("--gradient-check", cmd.gradient_check, "write one update's loss/gradients (chief) and stop");
+  t->add_option("--gradient-check-updates", cmd.gradient_check_updates)->check(CLI::PositiveNumber);
+  t->add_flag("--overwrite", cmd.overwrite);
+  t->add_flag("!--no-progress", cmd.progress);
+  t->add_option("--stop-after", cmd.stop_after, "debug: stop after this many updates (writes a checkpoint)");
+  auto* s = app.add_subcommand("simulate", "refused: inference is not run under MPI");
+  std::string sim_config;
+  s->add_option("config", sim_config);
+  app.require_subcommand(1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    MPI_Finalize();
+    return rc;
+  }
+  if (s->parsed())
+    die(world_rank,
+        "error: simulate is not run under MPI (one job must not both train and run inference); use the serial "
+        "dpointnet simulate",
+        2);
+
+  dpointnet::log::init(log_level);
+  {
+    std::string src;
+    const int lr = dpointnet::local_rank(MPI_COMM_WORLD, &src);
+    dpointnet::compat::InitOptions init;
+    init.num_threads = threads;
+    const int nvis = visible_devices();
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
+    init.device_id = nvis > 0 ? lr % nvis : lr;
+    dpointnet::log::get()->info("rank {}: local rank {} (from {}), {} visible device(s) -> device {}", world_rank, lr,
+                                src, nvis, init.device_id);
+#else
+    dpointnet::log::get()->info("rank {}: local rank {} (from {}); host backend {}, no device to bind", world_rank, lr,
+                                src, Kokkos::DefaultExecutionSpace::name());
+    (void)nvis;
+#endif
+    dpointnet::compat::initialize(init);
+  }
+  int rc = 0;
+  {
+    try {
+      dpointnet::MpiContext ctx(MPI_COMM_WORLD);
+      rc = dpointnet::run_train(cmd, &ctx);
+    } catch (const dpointnet::InputError& e) {
+      die(world_rank, std::string("error: ") + e.what(), 2);
+    } catch (const std::exception& e) {
+      die(world_rank, std::string("fatal: ") + e.what(), 1);
+    }
+  }
+  Kokkos::finalize();
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,63 @@
+"""Shared helpers of the MPI tests: a generated network, a train config, running the drivers."""
+import json
+import os
+import subprocess
+
+import h5py
+import numpy as np
+
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1",
+               OMP_PROC_BIND="false", OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+def run(cmd, check=True, timeout=600):
+    print("  $ " + " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=MPI_ENV, timeout=timeout)
+    if check and r.returncode != 0:
+        print(r.stdout[-3000:])
+        print(r.stderr[-3000:])
+        raise SystemExit(f"command failed ({r.returncode})")
+    return r
+
+
+def mpirun(n, args, **kw):
+    return run(["mpirun", "-n", str(n), "--oversubscribe"] + args, **kw)
+
+
+def make_network(binary, out, neurons=60, seed=4):
+    run([binary, "generate", "--out", out, "--neurons", str(neurons), "--seed", str(seed)])
+
+
+def train_config(path, net_dir, output_dir, batch, steps=3, distribution=None, global_batch=None, extra_train=None):
+    c = json.load(open(os.path.join(net_dir, "config.simulation.json")))
+    c["network"] = os.path.join(net_dir, c["network"])
+    c["run"].update({"tstop": 40.0, "batch_size": batch, "seed": 12})
+    if distribution is not None:
+        c["run"]["distribution"] = distribution
+    if global_batch is not None:
+        c["run"]["global_batch_size"] = global_batch
+    c["output"] = {"output_dir": output_dir}
+    c["train"] = {"steps": steps, "checkpoint_interval": 10,
+                  "trainable": {"recurrent": True, "lgn": True, "bkg": True},
+                  "losses": [{"type": "TargetFiringRate", "cost": 1.0, "target": 5.0},
+                             {"type": "VoltageRegularization", "cost": 0.1},
+                             {"type": "WeightRegularization", "cost": 0.1}],
+                  "optimizer": {"lr": 0.01}}
+    if extra_train:
+        c["train"].update(extra_train)
+    json.dump(c, open(path, "w"), indent=1)
+    return path
+
+
+def read_h5(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda n, o: out.__setitem__(n, np.asarray(o[()])) if isinstance(o, h5py.Dataset) else None)
+    return out
+
+
+def rel_l2(a, b):
+    a = np.asarray(a, np.float64)
+    b = np.asarray(b, np.float64)
+    d = np.linalg.norm(b)
+    return float(np.linalg.norm(a - b) / d) if d > 0 else float(np.linalg.norm(a - b))
