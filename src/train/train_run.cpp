@@ -74,10 +74,10 @@ std::string network_hash(const Network& net) {
 
 template <class Real>
 CheckpointData snapshot_state(const Trainer<Real>& tr, const Network& net, const SimulationConfig& cfg,
-                              const std::string& chash, const std::string& nhash) {
+                              const std::string& chash, const std::string& nhash, int replicas) {
   CheckpointData c;
   c.step = tr.adam_step();
-  c.next_sample = tr.adam_step() * cfg.batch_size;
+  c.next_sample = tr.adam_step() * cfg.batch_size * replicas;  // global batches are drawn in order
   c.seed = cfg.seed;
   c.config_hash = chash;
   c.network_hash = nhash;
@@ -294,7 +294,7 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
   using F = typename Trainer<Real>::Field;
   // identical start on every replica: the chief's state (or the restored checkpoint) is broadcast
   if (rs.distributed) {
-    CheckpointData state = resume ? *resume : snapshot_state(tr, net, cfg, chash, nhash);
+    CheckpointData state = resume ? *resume : snapshot_state(tr, net, cfg, chash, nhash, rs.total);
     for (auto& sf : state.surfaces)
       if (!sf.trainable) {
         sf.adam_m.clear();
@@ -381,7 +381,7 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
     if (!chief) return;
     fs::create_directories(ckdir);
     const std::string p = (ckdir / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string();
-    write_checkpoint(p, snapshot_state(tr, net, cfg, chash, nhash));
+    write_checkpoint(p, snapshot_state(tr, net, cfg, chash, nhash, rs.total));
     lg->info("checkpoint ({}) {}", why, p);
   };
   const auto start = std::chrono::steady_clock::now();
