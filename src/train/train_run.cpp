@@ -240,7 +240,7 @@ struct ReplicaSet {
     m.rate_hz = v[1] / total;
     for (std::size_t q = 0; q < m.loss_terms.size(); ++q) m.loss_terms[q] = v[q + 2] / total;
     m.grad_norm = reps[0]->last_grad_norm();
-    m.t_update = allreduce_s;  // reported as the allreduce time in distributed runs (see metrics)
+    m.t_allreduce = allreduce_s;
     return m;
   }
   void update() {
@@ -373,7 +373,7 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
     metrics.open(metrics_path, std::ios::trunc);
     metrics << "step,loss";
     for (const auto& l : tc.losses) metrics << "," << l.name;
-    metrics << ",rate_hz,grad_norm,samples_per_s,seconds\n";
+    metrics << ",rate_hz,grad_norm,samples_per_s,seconds" << (rs.distributed ? ",allreduce_s" : "") << "\n";
     for (const auto& k : kept) metrics << k << "\n";
     metrics.flush();
   }
@@ -401,7 +401,9 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
       metrics << m.step << "," << fmt::format("{:.9g}", m.loss);
       for (double v : m.loss_terms) metrics << "," << fmt::format("{:.9g}", v);
       metrics << "," << fmt::format("{:.9g}", m.rate_hz) << "," << fmt::format("{:.9g}", m.grad_norm) << ","
-              << fmt::format("{:.4g}", m.samples_per_s) << "," << fmt::format("{:.4g}", m.seconds) << "\n";
+              << fmt::format("{:.4g}", m.samples_per_s) << "," << fmt::format("{:.4g}", m.seconds);
+      if (rs.distributed) metrics << "," << fmt::format("{:.4g}", m.t_allreduce);
+      metrics << "\n";
       metrics.flush();
     }
     if (chief && cmd.progress && (m.step % tc.log_every == 0 || m.step == tc.steps)) {

@@ -35,6 +35,7 @@ struct StepMetrics {
   double samples_per_s = 0;
   // wall time by phase (s): forward with snapshots, segment recompute, reverse sweep, optimizer update
   double t_forward = 0, t_recompute = 0, t_backward = 0, t_update = 0;
+  double t_allreduce = 0;  // sample-parallel runs: the packed gradient allreduce
 };
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>

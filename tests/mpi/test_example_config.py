@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""The bundled example configs (input/v1_example_train.json and input/v1_example_train_mpi.json) differ only by
+the run.distribution block, and both run: serially and under `mpirun -n 2` (2 updates each, on the example
+network generated into a temporary directory).
+
+  test_example_config.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpi_common import mpirun, run  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--mpi-bin", required=True)
+    a = ap.parse_args()
+    serial = json.load(open(os.path.join(REPO, "input", "v1_example_train.json")))
+    mpi = json.load(open(os.path.join(REPO, "input", "v1_example_train_mpi.json")))
+    fails = []
+    stripped = json.loads(json.dumps(mpi))
+    stripped["run"].pop("distribution", None)
+    if stripped != serial or mpi["run"].get("distribution", {}).get("mode") != "mpi":
+        fails.append("the two example configs differ by more than run.distribution")
+    tmp = tempfile.mkdtemp(prefix="dpointnet_example_")
+    try:
+        run([a.bin, "generate", "--out", os.path.join(tmp, "v1_example"), "--neurons", "300", "--seed", "1", "--gzip"])
+        for name, cfg in (("serial", serial), ("mpi", mpi)):
+            cfg = json.loads(json.dumps(cfg))
+            cfg["output"]["output_dir"] = os.path.join(tmp, "out_" + name)
+            path = os.path.join(tmp, name + ".json")  # same directory layout as input/: network path stays relative
+            json.dump(cfg, open(path, "w"))
+            if name == "serial":
+                run([a.bin, "train", path, "--no-progress", "--stop-after", "2"])
+            else:
+                mpirun(2, [a.mpi_bin, "train", path, "--no-progress", "--stop-after", "2"])
+            if not os.path.exists(os.path.join(tmp, "out_" + name, "checkpoints", "step_2.h5")):
+                fails.append(f"{name}: no checkpoint after 2 updates")
+            else:
+                print(f"  {name}: 2 updates done")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for f in fails:
+        print("FAIL: " + f)
+    print(f"{0 if fails else 1} passed, {1 if fails else 0} failed")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
