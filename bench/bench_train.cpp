@@ -2,12 +2,12 @@
 // reported is this configuration's). Prints the time split by phase, samples/s and the peak resident memory.
 //
 //   dpointnet-bench-train --neurons 1000 [--steps 500] [--batch 16] [--checkpoint-interval 25] [--updates 2]
+#include <fmt/format.h>
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -93,11 +93,13 @@ int main(int argc, char** argv) {
           "backward {:.3f} + update {:.4f} (other {:.3f}); {:8.2f} samples/s; peak RSS {:.2f} GiB; rate {:.2f} Hz\n",
           n, net.n_edges(), steps, batch, C, precision, sum.seconds / u, sum.t_forward / u, sum.t_recompute / u,
           sum.t_backward / u, sum.t_update / u,
-          (sum.seconds - sum.t_forward - sum.t_recompute - sum.t_backward - sum.t_update) / u,
-          batch * u / sum.seconds, peak_rss_gib(), sum.rate_hz);
+          (sum.seconds - sum.t_forward - sum.t_recompute - sum.t_backward - sum.t_update) / u, batch * u / sum.seconds,
+          peak_rss_gib(), sum.rate_hz);
     };
-    if (precision == "float64") run(double{});
-    else run(float{});
+    if (precision == "float64")
+      run(double{});
+    else
+      run(float{});
   }
   Kokkos::finalize();
   return 0;

@@ -54,11 +54,11 @@ KOKKOS_INLINE_FUNCTION double vreg_range(double v) {
 
 template <class Real, class MemSpace>
 struct Adjoint {
-  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> gV;   // [B][N] dL/dV_{t+1} until step t is done
-  Kokkos::View<double***, Kokkos::LayoutRight, MemSpace> gP;  // [B][R][N]
-  Kokkos::View<double***, Kokkos::LayoutRight, MemSpace> gQ;  // [B][R][N]
-  Kokkos::View<double****, Kokkos::LayoutRight, MemSpace> gu;  // ring [D][B][R][N], slot t mod D
-  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> gz;   // [B][N] for the current step
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> gV;         // [B][N] dL/dV_{t+1} until step t is done
+  Kokkos::View<double***, Kokkos::LayoutRight, MemSpace> gP;        // [B][R][N]
+  Kokkos::View<double***, Kokkos::LayoutRight, MemSpace> gQ;        // [B][R][N]
+  Kokkos::View<double****, Kokkos::LayoutRight, MemSpace> gu;       // ring [D][B][R][N], slot t mod D
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> gz;         // [B][N] for the current step
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> rate_grad;  // [B][N] dL/dz from rate losses
 };
 
@@ -95,8 +95,8 @@ struct NeuronAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   NeuronConstants<Real, MemSpace> k;
   Adjoint<Real, MemSpace> a;
-  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> v_rec;           // [C][B][N]
-  Kokkos::View<std::int16_t***, Kokkos::LayoutRight, MemSpace> r_rec;   // [C][B][N]
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> v_rec;          // [C][B][N]
+  Kokkos::View<std::int16_t***, Kokkos::LayoutRight, MemSpace> r_rec;  // [C][B][N]
   BackwardParams p;
   int slot_rec, slot_gu;
   std::int64_t n;
@@ -138,7 +138,7 @@ struct WeightGradFunctor {
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][B][n_src]
   Kokkos::View<double****, Kokkos::LayoutRight, MemSpace> gu;        // ring [D][B][R][N]
   Kokkos::View<double*, MemSpace> grad;                              // per grouped edge
-  std::int64_t t, ext_base;  // ext_base = t0 - D
+  std::int64_t t, ext_base;                                          // ext_base = t0 - D
   int D, B, slot_gu;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g) const {
     const std::int64_t j = g / D;
@@ -176,8 +176,10 @@ struct AdamFunctor {
     v(e) = static_cast<Real>(vn);
     const double mhat = static_cast<double>(m(e)) / bc1, vhat = static_cast<double>(v(e)) / bc2;
     double wn = static_cast<double>(w(e)) - lr * mhat / (compat::sqrt(vhat) + eps);
-    if (w0(e) >= Real(0)) wn = wn > 0 ? wn : 0.0;
-    else wn = wn < 0 ? wn : 0.0;
+    if (w0(e) >= Real(0))
+      wn = wn > 0 ? wn : 0.0;
+    else
+      wn = wn < 0 ? wn : 0.0;
     w(e) = static_cast<Real>(wn);
   }
 };

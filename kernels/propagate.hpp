@@ -42,7 +42,7 @@ struct PropagateFunctor {
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> ring;
   Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point drive [B][R][N]
-  std::int64_t t;                                          // current step
+  std::int64_t t;                                                  // current step
   int D;
 
   // idx runs over (b, j, d-1) with d fastest.

@@ -21,9 +21,12 @@ DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const 
     if (!dj.contains("mode") || !dj["mode"].is_string())
       throw InputError(f, "run.distribution", "mode", "is required: \"mpi\" or \"mirrored\"");
     const std::string mode = dj["mode"].get<std::string>();
-    if (mode == "mpi") d.mode = DistributionMode::Mpi;
-    else if (mode == "mirrored") d.mode = DistributionMode::Mirrored;
-    else throw InputError(f, "run.distribution", "mode", "\"" + mode + "\" is not supported (mpi or mirrored)");
+    if (mode == "mpi")
+      d.mode = DistributionMode::Mpi;
+    else if (mode == "mirrored")
+      d.mode = DistributionMode::Mirrored;
+    else
+      throw InputError(f, "run.distribution", "mode", "\"" + mode + "\" is not supported (mpi or mirrored)");
     if (dj.contains("replicas")) {
       if (!dj["replicas"].is_number_integer() || dj["replicas"].get<int>() < 1)
         throw InputError(f, "run.distribution", "replicas", "must be an integer >= 1");
@@ -66,7 +69,8 @@ DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const 
     for (const auto& dev : d.devices)
       if (dev != "cpu" && dev != "0")
         throw InputError(f, "run.distribution", "devices",
-                         "entry \"" + dev + "\": this is a host (" + std::string(Kokkos::DefaultExecutionSpace::name()) +
+                         "entry \"" + dev + "\": this is a host (" +
+                             std::string(Kokkos::DefaultExecutionSpace::name()) +
                              ") build, replicas share the CPU: list \"cpu\" once per replica");
 #endif
   }

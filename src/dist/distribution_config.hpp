@@ -20,8 +20,8 @@ struct DistributionConfig {
 
   // Parses and checks the mode against the launcher and world size, the global batch size, and the admitted
   // scope (FP32, sample-separable losses, ...). Throws InputError naming the setting.
-  static DistributionConfig parse(const SimulationConfig& cfg, const TrainConfig* tc, Launcher launcher,
-                                  int world_size, bool training);
+  static DistributionConfig parse(const SimulationConfig& cfg, const TrainConfig* tc, Launcher launcher, int world_size,
+                                  bool training);
   int local_replicas() const { return mode == DistributionMode::Mirrored ? static_cast<int>(devices.size()) : 1; }
 };
 

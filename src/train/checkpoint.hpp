@@ -16,9 +16,9 @@ struct SurfaceState {
 };
 
 struct CheckpointData {
-  std::int64_t step = 0;             // Adam updates done
-  std::int64_t next_sample = 0;      // global index of the next sample to draw
-  std::uint32_t seed = 0;            // RNG key
+  std::int64_t step = 0;         // Adam updates done
+  std::int64_t next_sample = 0;  // global index of the next sample to draw
+  std::uint32_t seed = 0;        // RNG key
   std::string config_hash, network_hash, precision;
   std::vector<SurfaceState> surfaces;
 };

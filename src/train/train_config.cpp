@@ -50,10 +50,10 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   if (!cfg.resolved.contains("train") || !cfg.resolved["train"].is_object())
     throw InputError(f, "", "train", "section is required for training");
   const json& j = cfg.resolved["train"];
-  reject_unknown(j, f, "train",
-                 {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate",
-                  "voltage_gradient_dampening", "recurrent_dampening_factor", "trainable", "losses", "optimizer",
-                  "save_checkpoint_every", "log_every"});
+  reject_unknown(
+      j, f, "train",
+      {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate", "voltage_gradient_dampening",
+       "recurrent_dampening_factor", "trainable", "losses", "optimizer", "save_checkpoint_every", "log_every"});
   KeyReader r{f, "train"};
   if (j.contains("epochs") || j.contains("steps_per_epoch")) {
     if (j.contains("steps")) throw InputError(f, "train", "steps", "give either steps or epochs x steps_per_epoch");
@@ -66,14 +66,14 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   t.log_every = r.integer(j, "log_every", 1, 1);
   t.voltage_gradient_dampening = r.number(j, "voltage_gradient_dampening", 0.5, false, true);
   t.recurrent_dampening_factor = r.number(j, "recurrent_dampening_factor", 0.1, false, true);
-  if (t.voltage_gradient_dampening > 1)
-    throw InputError(f, "train", "voltage_gradient_dampening", "must be in [0, 1]");
+  if (t.voltage_gradient_dampening > 1) throw InputError(f, "train", "voltage_gradient_dampening", "must be in [0, 1]");
   if (j.contains("surrogate")) {
     const json& s = j["surrogate"];
     KeyReader rs{f, "train.surrogate"};
     reject_unknown(s, f, "train.surrogate", {"type", "dampening_factor", "sigma"});
     const std::string type = rs.string(s, "type", "triangle");
-    if (type == "gauss") t.surrogate = SurrogateKind::Gauss;
+    if (type == "gauss")
+      t.surrogate = SurrogateKind::Gauss;
     else if (type != "triangle")
       throw InputError(f, "train.surrogate", "type", "\"" + type + "\" is not supported (triangle or gauss)");
     t.dampening_factor = rs.number(s, "dampening_factor", 0.1, false, true);
@@ -109,8 +109,10 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
       reject_unknown(l, f, sec, {"type", "cost", "target", "target_by_node_type", "unit"});
       s.target = rl.number(l, "target", 0.0, false, true);
       const std::string unit = rl.string(l, "unit", "Hz");
-      if (unit == "spikes_per_step") s.per_step = true;
-      else if (unit != "Hz") throw InputError(f, sec, "unit", "\"" + unit + "\" is not supported (Hz or spikes_per_step)");
+      if (unit == "spikes_per_step")
+        s.per_step = true;
+      else if (unit != "Hz")
+        throw InputError(f, sec, "unit", "\"" + unit + "\" is not supported (Hz or spikes_per_step)");
       if (l.contains("target_by_node_type")) {
         for (auto& [k, v] : l["target_by_node_type"].items()) {
           if (!v.is_number() || v.get<double>() < 0)
@@ -138,15 +140,18 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
       s.kind = LossKind::VoltageRegularization;
       reject_unknown(l, f, sec, {"type", "cost", "mode"});
       const std::string mode = rl.string(l, "mode", "range");
-      if (mode == "threshold") s.threshold_mode = true;
-      else if (mode != "range") throw InputError(f, sec, "mode", "\"" + mode + "\" is not supported (range or threshold)");
+      if (mode == "threshold")
+        s.threshold_mode = true;
+      else if (mode != "range")
+        throw InputError(f, sec, "mode", "\"" + mode + "\" is not supported (range or threshold)");
     } else if (type == "WeightRegularization") {
       s.kind = LossKind::WeightRegularization;
       reject_unknown(l, f, sec, {"type", "cost"});
     } else {
       throw InputError(f, sec, "type",
-                       "\"" + type + "\" is not a known loss (TargetFiringRate, VoltageRegularization, "
-                                     "WeightRegularization)");
+                       "\"" + type +
+                           "\" is not a known loss (TargetFiringRate, VoltageRegularization, "
+                           "WeightRegularization)");
     }
     if (!l.contains("cost")) throw InputError(f, sec, "cost", "is required");
     s.cost = rl.number(l, "cost", 1.0, false, true);

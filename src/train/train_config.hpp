@@ -18,11 +18,11 @@ struct LossSpec {
   std::string name;  // "TargetFiringRate", ... (suffixed _1, _2 when a type repeats)
   double cost = 1.0;
   // TargetFiringRate
-  double target = 0.0;                             // Hz (or spikes per step)
-  std::map<std::int64_t, double> target_by_type;   // node_type_id -> target
-  bool per_step = false;                           // unit "spikes_per_step"
+  double target = 0.0;                            // Hz (or spikes per step)
+  std::map<std::int64_t, double> target_by_type;  // node_type_id -> target
+  bool per_step = false;                          // unit "spikes_per_step"
   // VoltageRegularization
-  bool threshold_mode = false;                     // mode "threshold" (else "range")
+  bool threshold_mode = false;  // mode "threshold" (else "range")
   // Whether the loss is a mean of per-sample terms (all current losses are); a batch-statistic loss would set
   // this to false and be refused under any distribution mode.
   bool sample_separable = true;
@@ -39,7 +39,7 @@ struct TrainConfig {
   std::map<std::string, bool> trainable;  // "recurrent" or a virtual population name
   std::vector<LossSpec> losses;
   double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-11;
-  double clip_global_norm = 0.0;  // 0: off
+  double clip_global_norm = 0.0;           // 0: off
   std::int64_t save_checkpoint_every = 0;  // 0: only at the end
   std::int64_t log_every = 1;
 

@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "config/simulation_config.hpp"
+#include "dist/distribution_config.hpp"
+#include "dist/replica_context.hpp"
 #include "inputs/input_schedule.hpp"
 #include "io/hdf5_file.hpp"
 #include "network/network_builder.hpp"
-#include "dist/distribution_config.hpp"
-#include "dist/replica_context.hpp"
 #include "train/checkpoint.hpp"
 #include "train/train_config.hpp"
 #include "train/trainer.hpp"
@@ -42,10 +42,14 @@ std::string config_hash(const SimulationConfig& cfg) {
     }
     j["inputs"][in.name] = e;
   }
-  j["run"] = {{"dt", cfg.dt}, {"tstop", cfg.tstop}, {"seed", cfg.seed}, {"batch_size", cfg.batch_size},
+  j["run"] = {{"dt", cfg.dt},
+              {"tstop", cfg.tstop},
+              {"seed", cfg.seed},
+              {"batch_size", cfg.batch_size},
               {"precision", cfg.double_precision ? "float64" : "float32"}};
   json t = cfg.resolved["train"];
-  for (const char* k : {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "save_checkpoint_every", "log_every"})
+  for (const char* k :
+       {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "save_checkpoint_every", "log_every"})
     t.erase(k);
   j["train"] = t;
   return hash_hex(j.dump());
@@ -56,8 +60,9 @@ std::string config_hash(const SimulationConfig& cfg) {
 std::string network_hash(const Network& net) {
   std::string bytes = std::to_string(net.n_neurons) + ";" + std::to_string(net.dt) + ";";
   for (const auto& d : net.neurons) {
-    const double v[] = {d.vs, d.E_L, d.decay, d.current_factor, d.v_reset, double(d.t_ref_steps), d.asc_amps[0],
-                        d.asc_amps[1], d.asc_decay[0], d.asc_decay[1]};
+    const double v[] = {
+        d.vs,          d.E_L,         d.decay,        d.current_factor, d.v_reset, double(d.t_ref_steps),
+        d.asc_amps[0], d.asc_amps[1], d.asc_decay[0], d.asc_decay[1]};
     bytes.append(reinterpret_cast<const char*>(v), sizeof v);
     bytes.append(reinterpret_cast<const char*>(d.syn_decay.data()), d.syn_decay.size() * sizeof(double));
   }
@@ -142,8 +147,8 @@ void export_edges(const Trainer<Real>& tr, const Network& net, const SimulationC
     for (std::size_t e = 0; e < p.size(); ++e) {
       const auto q = static_cast<std::size_t>(p.edge_population[e]);
       const auto row = static_cast<std::size_t>(p.edge_row[e]);
-      w_new[q][row] = tr.surface_trainable(s) ? w[e] * net.neurons[static_cast<std::size_t>(p.target[e])].vs
-                                              : p.weight_pA[e];
+      w_new[q][row] =
+          tr.surface_trainable(s) ? w[e] * net.neurons[static_cast<std::size_t>(p.target[e])].vs : p.weight_pA[e];
       nsyns[q][row] = p.nsyns[e];
     }
   }
@@ -157,7 +162,7 @@ void export_edges(const Trainer<Real>& tr, const Network& net, const SimulationC
         const std::string g = "/edges/" + net.edge_populations[static_cast<std::size_t>(q)].name;
         dst.copy_from(src, g, g);
         const auto egid = dst.is_dataset(g + "/edge_group_id") ? dst.read_int(g + "/edge_group_id")
-                                                                : std::vector<std::int64_t>(w_new[q].size(), 0);
+                                                               : std::vector<std::int64_t>(w_new[q].size(), 0);
         std::vector<std::int64_t> egidx;
         if (dst.is_dataset(g + "/edge_group_index")) {
           egidx = dst.read_int(g + "/edge_group_index");
@@ -252,7 +257,8 @@ struct ReplicaSet {
       std::vector<double> flat;
       std::int64_t step = state.step;
       for (auto& s : state.surfaces)
-        for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v}) flat.insert(flat.end(), v->begin(), v->end());
+        for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v})
+          flat.insert(flat.end(), v->begin(), v->end());
       std::int64_t len = static_cast<std::int64_t>(flat.size());
       std::int64_t hdr[2] = {step, len};
       ctx->broadcast(hdr, 2);
@@ -285,7 +291,8 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
   rs.total = rs.procs * rs.local;
   rs.batch = cfg.batch_size;
   rs.distributed = dist.mode != DistributionMode::None;
-  for (int r = 0; r < rs.local; ++r) rs.reps.push_back(std::make_unique<Trainer<Real>>(net, inputs, cfg, tc, cfg.batch_size));
+  for (int r = 0; r < rs.local; ++r)
+    rs.reps.push_back(std::make_unique<Trainer<Real>>(net, inputs, cfg, tc, cfg.batch_size));
   const bool chief = rs.proc_rank == 0;
   if (rs.distributed)
     lg->info("sample-parallel training: {} replica(s) = {} process(es) x {} local, batch {} per replica, global {}",
@@ -321,11 +328,27 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
     for (int s = 0; s < tr.n_surfaces(); ++s) hist[static_cast<std::size_t>(s)] = tr.get(s, F::Weight);
     std::vector<StepMetrics> ms;
     std::vector<std::vector<double>> grads;
+    std::vector<double> terminal, violations;
     for (int k = 0; k < K; ++k) {
       ms.push_back(rs.compute(tr.adam_step()));
-      if (k == 0)
+      if (k == 0) {
         for (int s = 0; s < tr.n_surfaces(); ++s) grads.push_back(tr.get(s, F::Gradient));
+        // terminal states of every sample of the first global batch, gathered by a sum into global slots
+        const std::size_t per = 2 * static_cast<std::size_t>(net.n_neurons);
+        terminal.assign(per * static_cast<std::size_t>(cfg.batch_size) * static_cast<std::size_t>(rs.total), 0.0);
+        for (int r = 0; r < rs.local; ++r) {
+          const auto st = rs.reps[static_cast<std::size_t>(r)]->terminal_state();
+          const std::size_t first =
+              static_cast<std::size_t>(rs.proc_rank * rs.local + r) * static_cast<std::size_t>(cfg.batch_size) * per;
+          std::copy(st.begin(), st.end(), terminal.begin() + static_cast<std::ptrdiff_t>(first));
+        }
+        if (ctx) ctx->allreduce_sum(terminal.data(), terminal.size());
+      }
       rs.update();
+      double bad = 0;
+      for (auto& t : rs.reps) bad += static_cast<double>(t->sign_violations());
+      if (ctx) ctx->allreduce_sum(&bad, 1);
+      violations.push_back(bad);
       for (int s = 0; s < tr.n_surfaces(); ++s) {
         const auto w = tr.get(s, F::Weight);
         hist[static_cast<std::size_t>(s)].insert(hist[static_cast<std::size_t>(s)].end(), w.begin(), w.end());
@@ -343,14 +366,18 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
       f.write_double("/loss/" + tc.losses[q].name, column([q](const StepMetrics& m) { return m.loss_terms[q]; }));
     f.write_double("/rate_mean_hz", column([](const StepMetrics& m) { return m.rate_hz; }));
     f.write_double("/grad_norm", column([](const StepMetrics& m) { return m.grad_norm; }));
+    f.write_double_2d("/terminal/v_and_counts", terminal,
+                      terminal.size() / (2 * static_cast<std::size_t>(net.n_neurons)),
+                      2 * static_cast<std::size_t>(net.n_neurons));
+    f.write_double("/check/sign_violations_all_replicas", violations);
     for (int s = 0; s < tr.n_surfaces(); ++s) {
       const auto& h = hist[static_cast<std::size_t>(s)];
       f.write_double_2d("/weights/" + tr.surface_name(s), h, static_cast<std::size_t>(K) + 1,
                         h.size() / (static_cast<std::size_t>(K) + 1));
       if (tr.surface_trainable(s)) f.write_double("/grad/" + tr.surface_name(s), grads[static_cast<std::size_t>(s)]);
     }
-    lg->info("gradient check: {} update(s), first loss {:.9g}, rate {:.4f} Hz, |grad| {:.6g}; wrote {}", K,
-             ms[0].loss, ms[0].rate_hz, ms[0].grad_norm, cmd.gradient_check);
+    lg->info("gradient check: {} update(s), first loss {:.9g}, rate {:.4f} Hz, |grad| {:.6g}; wrote {}", K, ms[0].loss,
+             ms[0].rate_hz, ms[0].grad_norm, cmd.gradient_check);
     return 0;
   }
 
@@ -412,8 +439,7 @@ int train_impl(const TrainCommand& cmd, const SimulationConfig& cfg, const Netwo
       lg->info("step {}/{} loss {:.6g} rate {:.3f} Hz |grad| {:.4g} {:.1f} samples/s ETA {:.1f} s", m.step, tc.steps,
                m.loss, m.rate_hz, m.grad_norm, m.samples_per_s, per * static_cast<double>(tc.steps - m.step));
     }
-    if (tc.save_checkpoint_every > 0 && m.step % tc.save_checkpoint_every == 0 && m.step != tc.steps)
-      save("interval");
+    if (tc.save_checkpoint_every > 0 && m.step % tc.save_checkpoint_every == 0 && m.step != tc.steps) save("interval");
     if (cmd.stop_after > 0 && done_here >= cmd.stop_after) {
       save("stop requested");
       if (chief) lg->warn("stopping after {} updates as requested (--stop-after); resume with --resume", done_here);
@@ -439,8 +465,8 @@ int run_train(const TrainCommand& cmd, ReplicaContext* ctx) {
   std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
   prepare_current_clamps(cfg, net);
   TrainConfig tc = TrainConfig::parse(cfg, net);
-  const DistributionConfig dist = DistributionConfig::parse(cfg, &tc, ctx ? Launcher::Mpi : Launcher::Serial,
-                                                            ctx ? ctx->size() : 1, true);
+  const DistributionConfig dist =
+      DistributionConfig::parse(cfg, &tc, ctx ? Launcher::Mpi : Launcher::Serial, ctx ? ctx->size() : 1, true);
   const bool chief = !ctx || ctx->chief();
   const std::string chash = config_hash(cfg), nhash = network_hash(net);
   CheckpointData ck;
@@ -448,9 +474,9 @@ int run_train(const TrainCommand& cmd, ReplicaContext* ctx) {
     if (!fs::exists(cmd.resume)) throw InputError(cmd.resume, "", "--resume", "checkpoint file does not exist");
     ck = read_checkpoint(cmd.resume);
     if (ck.network_hash != nhash)
-      throw InputError(cmd.resume, "", "network_hash",
-                       "the checkpoint was written for another network (hash " + ck.network_hash + ", this network " +
-                           nhash + ")");
+      throw InputError(
+          cmd.resume, "", "network_hash",
+          "the checkpoint was written for another network (hash " + ck.network_hash + ", this network " + nhash + ")");
     if (ck.config_hash != chash)
       throw InputError(cmd.resume, "", "config_hash",
                        "the checkpoint was written with another config (hash " + ck.config_hash + ", this config " +
@@ -470,8 +496,8 @@ int run_train(const TrainCommand& cmd, ReplicaContext* ctx) {
   struct FileSinkGuard {
     ~FileSinkGuard() { log::remove_files(); }
   } guard;
-  lg->info("network: {} neurons, {} edges; T = {} steps, batch {}, {} updates, checkpoint interval {}",
-           net.n_neurons, net.n_edges(), cfg.n_steps, cfg.batch_size, tc.steps, tc.checkpoint_interval);
+  lg->info("network: {} neurons, {} edges; T = {} steps, batch {}, {} updates, checkpoint interval {}", net.n_neurons,
+           net.n_edges(), cfg.n_steps, cfg.batch_size, tc.steps, tc.checkpoint_interval);
   const CheckpointData* r = cmd.resume.empty() ? nullptr : &ck;
   return cfg.double_precision ? train_impl<double>(cmd, cfg, net, inputs, tc, r, chash, nhash, dist, ctx)
                               : train_impl<float>(cmd, cfg, net, inputs, tc, r, chash, nhash, dist, ctx);

@@ -26,11 +26,11 @@ struct Surface {
 };
 
 struct StepMetrics {
-  std::int64_t step = 0;               // 1-based update count after this step
+  std::int64_t step = 0;  // 1-based update count after this step
   double loss = 0;
-  std::vector<double> loss_terms;      // in TrainConfig::losses order
-  double rate_hz = 0;                  // mean over samples and neurons
-  double grad_norm = 0;                // after adding the weight regularizer, before clipping
+  std::vector<double> loss_terms;  // in TrainConfig::losses order
+  double rate_hz = 0;              // mean over samples and neurons
+  double grad_norm = 0;            // after adding the weight regularizer, before clipping
   double seconds = 0;
   double samples_per_s = 0;
   // wall time by phase (s): forward with snapshots, segment recompute, reverse sweep, optimizer update
@@ -63,6 +63,10 @@ class Trainer {
   // recomputed from it.
   void unpack_gradients(const float* packed, double scale);
   double last_grad_norm() const { return last_grad_norm_; }
+  // Checks: per sample b, the terminal v' of every neuron then its spike count, of the last forward pass
+  // ([B][2N] flattened); and the number of trainable weights on the wrong side of their initial sign.
+  std::vector<double> terminal_state() const;
+  std::int64_t sign_violations() const;
 
   std::int64_t adam_step() const { return adam_step_; }
   void set_adam_step(std::int64_t s) { adam_step_ = s; }
@@ -92,9 +96,10 @@ class Trainer {
   kernels::BackwardParams bp_;
   Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (b, i)
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> target_;        // per (1, i) rate target per TFR loss
-  double vreg_range_sum_ = 0, vreg_threshold_sum_ = 0;  // raw sums over (b, t, i)
+  double vreg_range_sum_ = 0, vreg_threshold_sum_ = 0;                  // raw sums over (b, t, i)
   double last_grad_norm_ = 0;
   double t_recompute_ = 0, t_backward_ = 0, t_update_ = 0;
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> terminal_v_;
   Kokkos::View<float*, MemSpace> packed_;
   typename Kokkos::View<float*, MemSpace>::HostMirror packed_host_;
   // segment records

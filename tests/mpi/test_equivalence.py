@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Sample-parallel equivalence (issue 4, evidence 1, and ownership, evidence 3), with real processes:
 serial batch 8 vs `mpirun -n 2` local 4 vs `mpirun -n 4` local 2 (oversubscribed) vs mirrored 2 x 4.
-Compares the losses of three consecutive updates, every surface's gradient of the first, and the weights
-after each update: worst relative L2 must stay below 1e-6. Checks the sign constraints on the final weights,
+Compares the terminal state (v' and spike counts) of every sample of the first global batch, the losses of
+three consecutive updates, every surface's gradient of the first, and the weights after each update: worst relative L2 must stay below 1e-6. Checks the sign constraints on the final weights,
 that the logged sample ranges of every rank/replica are disjoint and cover each global batch, and that only
 the chief wrote output.
 
@@ -65,6 +65,8 @@ def main():
                 if e >= 1e-6:
                     fails.append(f"{name}: {key} relative L2 {e:.3e}")
                 print(f"  {status} {name}: {key} relative L2 {e:.3e}")
+            if np.any(got["check/sign_violations_all_replicas"] != 0):
+                fails.append(f"{name}: sign constraint violated on some replica")
             # sign constraints on the final weights
             for key in got:
                 if key.startswith("weights/"):

@@ -116,6 +116,9 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots() {
   }
   sim_->set_step_hook(nullptr);
   vreg_range_sum_ = range_sum;
+  // terminal state of every sample (after step T-1), kept for checks before the backward pass recomputes
+  if (terminal_v_.extent(0) == 0) terminal_v_ = decltype(terminal_v_)("train.terminal_v", B_, N_);
+  Kokkos::deep_copy(terminal_v_, sim_->state().v);
   vreg_threshold_sum_ = thr_sum;
 }
 
@@ -175,8 +178,8 @@ void Trainer<Real, ExecSpace>::backward() {
       const int slot_gu = static_cast<int>(t % D);
       kernels::SpikeAdjointFunctor<Real, ExecSpace> sa{sim_->recurrent_edges(), adj_, bp_.rdamp, t, T_, N_, D};
       Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Policy(0, std::int64_t(B_) * N_), sa);
-      kernels::NeuronAdjointFunctor<Real, ExecSpace> na{
-          sim_->constants(), adj_, v_rec_, r_rec_, bp_, static_cast<int>(t - t0), slot_gu, N_, R_};
+      kernels::NeuronAdjointFunctor<Real, ExecSpace> na{sim_->constants(),        adj_,    v_rec_, r_rec_, bp_,
+                                                        static_cast<int>(t - t0), slot_gu, N_,     R_};
       Kokkos::parallel_for("dpointnet::backward_neuron_adjoint", Policy(0, std::int64_t(B_) * N_), na);
       for (std::size_t q = 0; q < surfaces_.size(); ++q) {
         auto& s = surfaces_[q];
@@ -184,11 +187,11 @@ void Trainer<Real, ExecSpace>::backward() {
         const std::int64_t groups = s.edges->n_sources * D;
         if (q == 0) {
           kernels::WeightGradFunctor<Real, ExecSpace, std::uint8_t> wg{*s.edges, z_ext_, adj_.gu, s.grad, t,
-                                                                        t0 - D,   D,      B_,      slot_gu};
+                                                                       t0 - D,   D,      B_,      slot_gu};
           Kokkos::parallel_for("dpointnet::backward_weight_grad_recurrent", Policy(0, groups), wg);
         } else {
-          kernels::WeightGradFunctor<Real, ExecSpace, std::uint16_t> wg{*s.edges, x_ext_[q - 1], adj_.gu, s.grad, t,
-                                                                         t0 - D,   D,             B_,      slot_gu};
+          kernels::WeightGradFunctor<Real, ExecSpace, std::uint16_t> wg{
+              *s.edges, x_ext_[q - 1], adj_.gu, s.grad, t, t0 - D, D, B_, slot_gu};
           Kokkos::parallel_for("dpointnet::backward_weight_grad_input", Policy(0, groups), wg);
         }
       }
@@ -224,7 +227,8 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
       for (std::int64_t i = 0; i < N_; ++i) {
         double target = l.target;
         if (!l.target_by_type.empty()) {
-          const auto& pop = net_.populations[static_cast<std::size_t>(net_.neuron_population[static_cast<std::size_t>(i)])];
+          const auto& pop =
+              net_.populations[static_cast<std::size_t>(net_.neuron_population[static_cast<std::size_t>(i)])];
           const std::int64_t type = pop.node_type_ids[static_cast<std::size_t>(i - pop.offset)];
           auto it = l.target_by_type.find(type);
           target = it == l.target_by_type.end() ? l.target : it->second;
@@ -237,8 +241,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
       }
       value *= l.cost / BN;
     } else if (l.kind == LossKind::VoltageRegularization) {
-      value = l.cost * (l.threshold_mode ? vreg_threshold_sum_ : vreg_range_sum_) /
-              (BN * static_cast<double>(T_));
+      value = l.cost * (l.threshold_mode ? vreg_threshold_sum_ : vreg_range_sum_) / (BN * static_cast<double>(T_));
     } else {
       wreg_cost += l.cost;
     }
@@ -273,8 +276,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     }
   }
   for (std::size_t q = 0; q < tc_.losses.size(); ++q)
-    if (tc_.losses[q].kind == LossKind::WeightRegularization)
-      m.loss_terms[q] = wreg * tc_.losses[q].cost / wreg_cost;
+    if (tc_.losses[q].kind == LossKind::WeightRegularization) m.loss_terms[q] = wreg * tc_.losses[q].cost / wreg_cost;
   m.loss = 0;
   for (double v : m.loss_terms) m.loss += v;
   double norm2 = 0;
@@ -300,12 +302,22 @@ void Trainer<Real, ExecSpace>::apply_update() {
   const auto start = std::chrono::steady_clock::now();
   ++adam_step_;
   const double k = static_cast<double>(adam_step_);
-  const double scale =
-      (tc_.clip_global_norm > 0 && last_grad_norm_ > tc_.clip_global_norm) ? tc_.clip_global_norm / last_grad_norm_ : 1.0;
+  const double scale = (tc_.clip_global_norm > 0 && last_grad_norm_ > tc_.clip_global_norm)
+                           ? tc_.clip_global_norm / last_grad_norm_
+                           : 1.0;
   for (auto& s : surfaces_) {
     if (!s.trainable) continue;
-    kernels::AdamFunctor<Real, ExecSpace> f{s.edges->weight, s.w0, s.m, s.v, s.grad, tc_.lr, tc_.beta1, tc_.beta2,
-                                            tc_.epsilon, 1.0 - std::pow(tc_.beta1, k), 1.0 - std::pow(tc_.beta2, k),
+    kernels::AdamFunctor<Real, ExecSpace> f{s.edges->weight,
+                                            s.w0,
+                                            s.m,
+                                            s.v,
+                                            s.grad,
+                                            tc_.lr,
+                                            tc_.beta1,
+                                            tc_.beta2,
+                                            tc_.epsilon,
+                                            1.0 - std::pow(tc_.beta1, k),
+                                            1.0 - std::pow(tc_.beta2, k),
                                             scale};
     Kokkos::parallel_for("dpointnet::adam", Policy(0, static_cast<std::int64_t>(s.grad.extent(0))), f);
   }
@@ -323,6 +335,30 @@ StepMetrics Trainer<Real, ExecSpace>::train_step() {
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   m.samples_per_s = B_ / std::max(m.seconds, 1e-12);
   return m;
+}
+
+template <class Real, class ExecSpace>
+std::vector<double> Trainer<Real, ExecSpace>::terminal_state() const {
+  std::vector<double> out;
+  if (terminal_v_.extent(0) == 0) return out;
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), terminal_v_);
+  auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts_);
+  for (int b = 0; b < B_; ++b) {
+    for (std::int64_t i = 0; i < N_; ++i) out.push_back(static_cast<double>(v(b, i)));
+    for (std::int64_t i = 0; i < N_; ++i) out.push_back(static_cast<double>(c(b, i)));
+  }
+  return out;
+}
+
+template <class Real, class ExecSpace>
+std::int64_t Trainer<Real, ExecSpace>::sign_violations() const {
+  std::int64_t bad = 0;
+  for (int s = 0; s < n_surfaces(); ++s) {
+    if (!surface_trainable(s)) continue;
+    const auto w = get(s, Field::Weight), w0 = get(s, Field::InitialWeight);
+    for (std::size_t e = 0; e < w.size(); ++e) bad += (w0[e] >= 0 ? w[e] < 0 : w[e] > 0);
+  }
+  return bad;
 }
 
 template <class Real, class ExecSpace>
@@ -395,11 +431,21 @@ std::vector<double> Trainer<Real, ExecSpace>::get(int si, Field f) const {
     for (std::size_t q = 0; q < ne; ++q) out[static_cast<std::size_t>(fi(q))] = static_cast<double>(h(q));
   };
   switch (f) {
-    case Field::Weight: fill(s.edges->weight); break;
-    case Field::InitialWeight: fill(s.w0); break;
-    case Field::AdamM: fill(s.m); break;
-    case Field::AdamV: fill(s.v); break;
-    case Field::Gradient: fill(s.grad); break;
+    case Field::Weight:
+      fill(s.edges->weight);
+      break;
+    case Field::InitialWeight:
+      fill(s.w0);
+      break;
+    case Field::AdamM:
+      fill(s.m);
+      break;
+    case Field::AdamV:
+      fill(s.v);
+      break;
+    case Field::Gradient:
+      fill(s.grad);
+      break;
   }
   return out;
 }
@@ -416,11 +462,21 @@ void Trainer<Real, ExecSpace>::set(int si, Field f, const std::vector<double>& v
     Kokkos::deep_copy(view, h);
   };
   switch (f) {
-    case Field::Weight: put(s.edges->weight); break;
-    case Field::InitialWeight: put(s.w0); break;
-    case Field::AdamM: put(s.m); break;
-    case Field::AdamV: put(s.v); break;
-    case Field::Gradient: put(s.grad); break;
+    case Field::Weight:
+      put(s.edges->weight);
+      break;
+    case Field::InitialWeight:
+      put(s.w0);
+      break;
+    case Field::AdamM:
+      put(s.m);
+      break;
+    case Field::AdamV:
+      put(s.v);
+      break;
+    case Field::Gradient:
+      put(s.grad);
+      break;
   }
 }
 
