@@ -4,7 +4,7 @@
 1. 2 ranks x batch 4 train 6 updates straight; a second 2-rank job stops after 3 (--stop-after 3); a new
    2-rank job resumes from that checkpoint and finishes: every dataset of the final checkpoints is identical,
    and both equal a serial run with the global batch 8 (relative L2 below 1e-6).
-2. The output directory of an MPI run holds only the chief's files.
+2. The output directory of an MPI run holds only the chief's files; its metrics log equals the serial run's.
 3. Fault injection: DPOINTNET_FAULT_RANK=1 DPOINTNET_FAULT_STEP=5 (checkpoint every 2 updates): the job exits
    non-zero within the timeout, rank 1's message is in the output, no partial checkpoint is left, and the last
    complete checkpoint (step 4) restores and finishes the run with the same weights as the straight run.
@@ -60,6 +60,19 @@ def main():
                 fails.append(f"serial equivalence: {k} relative L2 {e:.3e}")
         if np.array_equal(A["surfaces/recurrent/weight"], A["surfaces/recurrent/initial_weight"]):
             fails.append("weights did not move: comparison vacuous")
+        # the metrics log of the 2-rank run equals the serial global-batch run's (all but timing columns)
+        import csv
+        ma = list(csv.DictReader(open(os.path.join(tmp, "straight", "metrics.csv"))))
+        ms = list(csv.DictReader(open(os.path.join(tmp, "serial", "metrics.csv"))))
+        cols = [c for c in ms[0] if c not in ("samples_per_s", "seconds")]
+        worst = 0.0
+        for ra, rb in zip(ma, ms):
+            for c in cols:
+                x, y = float(ra[c]), float(rb[c])
+                worst = max(worst, abs(x - y) / abs(y) if y != 0 else abs(x - y))
+        print(f"  metrics.csv 2 ranks vs serial batch 8: {len(ma)} rows, worst relative difference {worst:.3e}")
+        if len(ma) != 6 or len(ms) != 6 or worst >= 1e-6:
+            fails.append(f"metrics differ from the serial run (worst {worst:.3e})")
         # chief-only outputs
         expected = {"metrics.csv", "checkpoints", "network", "log.txt", "train_config.resolved.json"}
         found = set(os.listdir(os.path.join(tmp, "straight")))
