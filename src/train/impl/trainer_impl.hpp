@@ -77,34 +77,22 @@ Trainer<Real, ExecSpace>::~Trainer() = default;
 
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::forward_with_snapshots() {
-  using Policy = Kokkos::RangePolicy<ExecSpace>;
   Kokkos::deep_copy(counts_, 0);
   const bool need_v = bp_.vreg_range_scale > 0 || bp_.vreg_threshold_scale > 0;
-  auto counts = counts_;
-  auto ring = sim_->z_ring();
-  auto v = sim_->state().v;
-  const std::int64_t n = N_;
+  using Stats = kernels::ForwardStatsFunctor<Real, ExecSpace>;
+  Stats stats{counts_, sim_->z_ring(), sim_->state().v, N_, 0};
+  const std::int64_t work = std::int64_t(B_) * N_;
   double range_sum = 0, thr_sum = 0;
-  sim_->set_step_hook([&, counts, ring, v, n](std::int64_t, int slot) {
-    Kokkos::parallel_for(
-        "dpointnet::train_count_spikes", Policy(0, std::int64_t(B_) * n), KOKKOS_LAMBDA(const std::int64_t idx) {
-          counts(static_cast<int>(idx / n), idx % n) += ring(slot, static_cast<int>(idx / n), idx % n);
-        });
+  sim_->set_step_hook([&](std::int64_t, int slot) {
+    stats.slot = slot;
+    Kokkos::parallel_for("dpointnet::train_count_spikes",
+                         Kokkos::RangePolicy<ExecSpace, typename Stats::CountTag>(0, work), stats);
     if (need_v) {
       double sr = 0, st = 0;
-      Kokkos::parallel_reduce(
-          "dpointnet::train_vreg_range", Policy(0, std::int64_t(B_) * n),
-          KOKKOS_LAMBDA(const std::int64_t idx, double& acc) {
-            acc += kernels::vreg_range(static_cast<double>(v(static_cast<int>(idx / n), idx % n)));
-          },
-          sr);
-      Kokkos::parallel_reduce(
-          "dpointnet::train_vreg_threshold", Policy(0, std::int64_t(B_) * n),
-          KOKKOS_LAMBDA(const std::int64_t idx, double& acc) {
-            const double x = static_cast<double>(v(static_cast<int>(idx / n), idx % n)) - 1.0;
-            acc += x * x;
-          },
-          st);
+      Kokkos::parallel_reduce("dpointnet::train_vreg_range",
+                              Kokkos::RangePolicy<ExecSpace, typename Stats::RangeTag>(0, work), stats, sr);
+      Kokkos::parallel_reduce("dpointnet::train_vreg_threshold",
+                              Kokkos::RangePolicy<ExecSpace, typename Stats::ThresholdTag>(0, work), stats, st);
       range_sum += sr;
       thr_sum += st;
     }
