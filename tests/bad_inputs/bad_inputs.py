@@ -21,31 +21,21 @@ Usage:
 Must run with Debian's /usr/bin/python3 (h5py, numpy).
 """
 
-import argparse
-import hashlib
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import CaseFailure  # noqa: E402
 
 DEFAULT_DATA = os.environ.get("DPOINTNET_BMTK_DIR", "/work/shared/data/bmtk")
 EXAMPLE = "point_450glifs"
 COMPONENTS = "point_components"
-RUN_TIMEOUT_S = 50
 
-try:
-    import h5py
-    import numpy as np
-except ImportError as e:  # pragma: no cover
-    sys.stderr.write("bad_inputs.py: FAIL: needs h5py and numpy (run it with Debian's /usr/bin/python3): %s\n" % e)
-    sys.exit(1)
-
-
-class CaseFailure(Exception):
-    pass
+h5py, np = harness.require_h5py_numpy("bad_inputs.py")
 
 
 # --------------------------------------------------------------------------------------------
@@ -140,17 +130,7 @@ class Sandbox:
                 new.attrs[k] = v
 
     def output_listing(self):
-        """{relative path: (mtime_ns, sha256)} of every file under output_dir (None when absent)."""
-        if not os.path.exists(self.output_dir):
-            return None
-        out = {}
-        for dp, _, fns in os.walk(self.output_dir):
-            for fn in fns:
-                p = os.path.join(dp, fn)
-                with open(p, "rb") as f:
-                    digest = hashlib.sha256(f.read()).hexdigest()
-                out[os.path.relpath(p, self.output_dir)] = (os.stat(p).st_mtime_ns, digest)
-        return out
+        return harness.output_listing(self.output_dir)
 
 
 # --------------------------------------------------------------------------------------------
@@ -361,22 +341,7 @@ case("unknown_precision", m_run("precision", "float16"), [SIM_CFG], ["precision"
 # Running and checking
 # --------------------------------------------------------------------------------------------
 def run_binary(binary, s):
-    env = dict(os.environ)
-    env.setdefault("OMP_NUM_THREADS", "1")
-    env.setdefault("OMP_PROC_BIND", "false")
-    cmd = [binary, "simulate", s.config_path, "--no-progress"]
-    print("run: %s" % " ".join(cmd))
-    try:
-        p = subprocess.run(cmd, cwd=s.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired as e:
-        raise CaseFailure("the binary did not finish within %d s\nstderr:\n%s" %
-                          (RUN_TIMEOUT_S, (e.stderr or b"").decode(errors="replace")))
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-
-
-def error_lines(stderr):
-    return [l for l in stderr.splitlines() if l.startswith("dpointnet: error: ")]
+    return harness.call([binary, "simulate", s.config_path, "--no-progress"], s.root, who="the binary")
 
 
 def field_named(line, field):
@@ -389,54 +354,23 @@ def field_named(line, field):
     return None
 
 
-def check_error(spec, rc, stderr, problems, checks, root):
-    if rc < 0:
-        problems.append("the binary crashed (signal %d)" % -rc)
-    elif rc != 2:
-        problems.append("exit code %d, expected 2" % rc)
-    else:
-        checks.append("exit code 2")
-    if "internal error" in stderr:
-        problems.append("stderr reports an internal error")
-    lines = error_lines(stderr)
-    if not lines:
-        problems.append("no 'dpointnet: error: ' line on stderr")
-        return
-    # The temp dir is replaced by <tmp> so that its name cannot satisfy a check by accident.
-    line = lines[-1].replace(os.path.realpath(root), "<tmp>").replace(root, "<tmp>")
-    checks.append("error line: %s" % line)
-    f = [x for x in spec["files"] if x in line]
-    if f:
-        checks.append("names file %s" % f[0])
-    else:
-        problems.append("error line names none of the files %s" % spec["files"])
+def field_check(spec, line):
     named = [field_named(line, x) for x in spec["fields"]]
     named = [x for x in named if x]
     if not named and spec.get("loose_field"):
         named = ["'%s' (quoted in the message text)" % x for x in spec["fields"]
                  if re.search(r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])" % re.escape(x), line)]
-    if named:
-        checks.append("names field as %s" % named[0])
-    else:
-        problems.append("error line names none of the fields %s (as field '<name>')" %
-                        ", ".join("'%s'" % x for x in spec["fields"]))
-    ph = [x for x in spec["phrases"] if x in line]
-    if ph:
-        checks.append("has key phrase '%s'" % ph[0])
-    else:
-        problems.append("error line has none of the key phrases %s" % spec["phrases"])
+    return "names field as %s" % named[0] if named else None
+
+
+def check_error(spec, rc, stderr, problems, checks, root):
+    harness.check_error(spec, rc, stderr, problems, checks, root, fields=field_check)
 
 
 def check_no_output(s, problems, checks):
-    listing = s.output_listing()
     if os.path.exists(s.spikes_file):
         problems.append("the spikes file %s was written" % s.spikes_file)
-    if listing is None:
-        checks.append("output directory was not created")
-    elif not listing:
-        checks.append("output directory exists but is empty")
-    else:
-        problems.append("files were written to the output directory: %s" % sorted(listing))
+    harness.check_no_output(s.output_listing(), problems, checks)
 
 
 def run_case(name, binary, data_dir, keep):
@@ -445,11 +379,8 @@ def run_case(name, binary, data_dir, keep):
         raise CaseFailure("the shared example data is missing: expected %s and %s (set --data or "
                           "DPOINTNET_BMTK_DIR); this test cannot run without it" %
                           (os.path.join(data_dir, EXAMPLE), os.path.join(data_dir, COMPONENTS)))
-    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-        raise CaseFailure("binary %s does not exist or is not executable" % binary)
-    root = tempfile.mkdtemp(prefix="dpointnet_badinput_")
-    problems, checks = [], []
-    try:
+
+    def body(root, problems, checks):
         s = Sandbox(data_dir, root)
         spec["mutate"](s)
         s.write_config()
@@ -486,57 +417,15 @@ def run_case(name, binary, data_dir, keep):
             rc, out, err = run_binary(binary, s)
             check_error(spec, rc, err, problems, checks, s.root)
             check_no_output(s, problems, checks)
-        for c in checks:
-            print("  ok: %s" % c)
-        if problems:
-            for p in problems:
-                print("  FAIL: %s" % p)
-            print("---- actual stderr ----")
-            print(err.rstrip())
-            print("-----------------------")
-            return False
-        return True
-    finally:
-        if keep:
-            print("kept %s" % root)
-        else:
-            shutil.rmtree(root, ignore_errors=True)
+        return err
+
+    return harness.run_in_tempdir(binary, "dpointnet_badinput_", keep, body)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--list", action="store_true", help="print the case names")
-    ap.add_argument("--case", help="run one case")
-    ap.add_argument("--all", action="store_true", help="run every case")
-    ap.add_argument("--bin", help="the dpointnet binary")
-    ap.add_argument("--data", default=DEFAULT_DATA, help="directory holding %s and %s (default %s)" %
-                    (EXAMPLE, COMPONENTS, DEFAULT_DATA))
-    ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
-    a = ap.parse_args()
-    if a.list:
-        print("\n".join(CASES))
-        return 0
-    if not a.bin or not (a.case or a.all):
-        ap.error("give --list, or --case NAME (or --all) with --bin PATH")
-    names = list(CASES) if a.all else [a.case]
-    for n in names:
-        if n not in CASES:
-            ap.error("unknown case %r (see --list)" % n)
-    failed = []
-    for n in names:
-        print("=== case %s" % n)
-        try:
-            ok = run_case(n, os.path.abspath(a.bin), a.data, a.keep)
-        except CaseFailure as e:
-            print("  FAIL: %s" % e)
-            sys.stderr.write("bad_inputs.py: %s: FAIL: %s\n" % (n, e))
-            ok = False
-        print("=== %s: %s" % (n, "PASS" if ok else "FAIL"))
-        if not ok:
-            failed.append(n)
-    if a.all:
-        print("\n%d/%d passed; failed: %s" % (len(names) - len(failed), len(names), " ".join(failed) or "none"))
-    return 1 if failed else 0
+    return harness.main(__doc__, "bad_inputs.py", CASES, run_case,
+                        dict(default=DEFAULT_DATA, help="directory holding %s and %s (default %s)" %
+                             (EXAMPLE, COMPONENTS, DEFAULT_DATA)))
 
 
 if __name__ == "__main__":
