@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Sample-parallel equivalence (issue 4, evidence 1, and ownership, evidence 3), with real processes:
-serial batch 8 vs `mpirun -n 2` local 4 vs `mpirun -n 4` local 2 (oversubscribed) vs mirrored 2 x 4.
+serial batch 8 vs `mpirun -n 1` local 8 vs `mpirun -n 2` local 4 vs `mpirun -n 4` local 2 (oversubscribed) vs
+mirrored 2 x 4.
 Compares the terminal state (v' and spike counts) of every sample of the first global batch, the losses of
 three consecutive updates, every surface's gradient of the first, and the weights after each update: worst relative L2 must stay below 1e-6. Checks the sign constraints on the final weights,
 that the logged sample ranges of every rank/replica are disjoint and cover each global batch, and that only
@@ -37,7 +38,7 @@ def main():
         run([a.bin, "train", cfg, "--gradient-check", os.path.join(tmp, "serial.h5"), "--gradient-check-updates", K])
         runs["serial batch 8"] = os.path.join(tmp, "serial.h5")
         logs = {}
-        for n, b in ((2, 4), (4, 2)):
+        for n, b in ((1, 8), (2, 4), (4, 2)):
             cfg = train_config(os.path.join(tmp, f"mpi{n}.json"), net, os.path.join(tmp, f"o_mpi{n}"), b,
                                distribution={"mode": "mpi"}, global_batch=8)
             r = mpirun(n, [a.mpi_bin, "train", cfg, "--gradient-check", os.path.join(tmp, f"mpi{n}.h5"),
