@@ -57,45 +57,35 @@ struct Adjoint {
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> gV;         // [B][N] dL/dV_{t+1} until step t is done
   Kokkos::View<double***, Kokkos::LayoutRight, MemSpace> gP;        // [B][R][N]
   Kokkos::View<double***, Kokkos::LayoutRight, MemSpace> gQ;        // [B][R][N]
-  // ring [D][R][N][B], slot t mod D; samples fastest, so one edge's B values share cache lines
-  Kokkos::View<double****, Kokkos::LayoutRight, MemSpace> gu;
+  Kokkos::View<double****, Kokkos::LayoutRight, MemSpace> gu;       // ring [D][B][R][N], slot t mod D
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> gz;         // [B][N] for the current step
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> rate_grad;  // [B][N] dL/dz from rate losses
 };
 
 // gz_t[b, j] = rate_grad[b, j] + rdamp * sum over recurrent edges from j of w_e gu_{t + d_e}[b, c_e, post_e].
-// Source-major gather over all recurrent edges, no atomics. One work item per (source j, chunk of up to
-// kChunk samples): each edge is read once per chunk, and the chunk's gu values are contiguous.
+// Source-major gather over all recurrent edges, no atomics.
 template <class Real, class ExecSpace>
 struct SpikeAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
-  static constexpr int kChunk = 8;
   GroupedEdges<Real, MemSpace> e;
   Adjoint<Real, MemSpace> a;
   double rdamp;
   std::int64_t t, T, n;
-  int D, B;
-  static std::int64_t work(std::int64_t n_sources, int batch) { return n_sources * ((batch + kChunk - 1) / kChunk); }
+  int D;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const int b = static_cast<int>(idx / n);
     const std::int64_t j = idx % n;
-    const int b0 = static_cast<int>(idx / n) * kChunk;
-    const int nb = B - b0 < kChunk ? B - b0 : kChunk;
-    double acc[kChunk];
-    for (int q = 0; q < kChunk; ++q) acc[q] = 0;
+    double acc = 0;
     if (e.offsets.extent(0) > 0) {
       for (int d = 1; d <= D; ++d) {
         if (t + d >= T) break;
         const int slot = static_cast<int>((t + d) % D);
         const std::int64_t g = j * D + (d - 1);
-        for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
-          const double w = static_cast<double>(e.weight(k));
-          const int c = e.channel(k);
-          const std::int32_t post = e.target(k);
-          for (int q = 0; q < nb; ++q) acc[q] += w * a.gu(slot, c, post, b0 + q);
-        }
+        for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k)
+          acc += static_cast<double>(e.weight(k)) * a.gu(slot, b, e.channel(k), e.target(k));
       }
     }
-    for (int q = 0; q < nb; ++q) a.gz(b0 + q, j) = a.rate_grad(b0 + q, j) + rdamp * acc[q];
+    a.gz(b, j) = a.rate_grad(b, j) + rdamp * acc;
   }
 };
 
@@ -123,7 +113,7 @@ struct NeuronAdjointFunctor {
     const int nch = k.n_channels(i);
     for (int c = 0; c < R; ++c) {
       if (c >= nch) {
-        a.gu(slot_gu, c, i, b) = 0;
+        a.gu(slot_gu, b, c, i) = 0;
         continue;
       }
       const double sd = static_cast<double>(k.syn_decay(c, i));
@@ -132,7 +122,7 @@ struct NeuronAdjointFunctor {
       const double gQ = sd * gQ_next + p.dt * sd * gP_next;
       a.gP(b, c, i) = gP;
       a.gQ(b, c, i) = gQ;
-      a.gu(slot_gu, c, i, b) = static_cast<double>(k.psc_initial(c, i)) * gQ;
+      a.gu(slot_gu, b, c, i) = static_cast<double>(k.psc_initial(c, i)) * gQ;
     }
     a.gV(b, i) = gV;
   }
@@ -146,7 +136,7 @@ struct WeightGradFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][B][n_src]
-  Kokkos::View<double****, Kokkos::LayoutRight, MemSpace> gu;        // ring [D][R][N][B]
+  Kokkos::View<double****, Kokkos::LayoutRight, MemSpace> gu;        // ring [D][B][R][N]
   Kokkos::View<double*, MemSpace> grad;                              // per grouped edge
   std::int64_t t, ext_base;                                          // ext_base = t0 - D
   int D, B, slot_gu;
@@ -163,7 +153,7 @@ struct WeightGradFunctor {
       double acc = 0;
       for (int b = 0; b < B; ++b) {
         const Activity x = act_ext(xi, b, j);
-        if (x) acc += gu(slot_gu, e.channel(q), e.target(q), b) * static_cast<double>(x);
+        if (x) acc += gu(slot_gu, b, e.channel(q), e.target(q)) * static_cast<double>(x);
       }
       grad(q) += acc;
     }

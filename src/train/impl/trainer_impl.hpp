@@ -50,7 +50,7 @@ Trainer<Real, ExecSpace>::Trainer(const Network& net, const std::vector<Prepared
   adj_.gV = decltype(adj_.gV)("adjoint.gV", B_, N);
   adj_.gP = decltype(adj_.gP)("adjoint.gP", B_, R_, N);
   adj_.gQ = decltype(adj_.gQ)("adjoint.gQ", B_, R_, N);
-  adj_.gu = decltype(adj_.gu)("adjoint.gu", D_, R_, N, B_);
+  adj_.gu = decltype(adj_.gu)("adjoint.gu", D_, B_, R_, N);
   adj_.gz = decltype(adj_.gz)("adjoint.gz", B_, N);
   adj_.rate_grad = decltype(adj_.rate_grad)("adjoint.rate_grad", B_, N);
   counts_ = decltype(counts_)("train.spike_counts", B_, N);
@@ -164,9 +164,8 @@ void Trainer<Real, ExecSpace>::backward() {
     // reverse over the segment
     for (std::int64_t t = t1 - 1; t >= t0; --t) {
       const int slot_gu = static_cast<int>(t % D);
-      using SA = kernels::SpikeAdjointFunctor<Real, ExecSpace>;
-      SA sa{sim_->recurrent_edges(), adj_, bp_.rdamp, t, T_, N_, D, B_};
-      Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Policy(0, SA::work(N_, B_)), sa);
+      kernels::SpikeAdjointFunctor<Real, ExecSpace> sa{sim_->recurrent_edges(), adj_, bp_.rdamp, t, T_, N_, D};
+      Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Policy(0, std::int64_t(B_) * N_), sa);
       kernels::NeuronAdjointFunctor<Real, ExecSpace> na{sim_->constants(),        adj_,    v_rec_, r_rec_, bp_,
                                                         static_cast<int>(t - t0), slot_gu, N_,     R_};
       Kokkos::parallel_for("dpointnet::backward_neuron_adjoint", Policy(0, std::int64_t(B_) * N_), na);
