@@ -463,7 +463,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* ctx) {
            Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
   Network net = build_network(cfg);
   std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
-  prepare_current_clamps(cfg, net);
+  prepare_current_clamps(cfg, net);  // validated here, before any output; the trainer prepares its own copy
   TrainConfig tc = TrainConfig::parse(cfg, net);
   const DistributionConfig dist =
       DistributionConfig::parse(cfg, &tc, ctx ? Launcher::Mpi : Launcher::Serial, ctx ? ctx->size() : 1, true);
