@@ -95,6 +95,9 @@ class Simulator {
   std::vector<std::unique_ptr<InputRuntime>> inputs_;
   Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, MemSpace> rec_z_;
   Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> rec_v_;
+  typename Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, MemSpace>::HostMirror rec_z_host_;
+  typename Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace>::HostMirror rec_v_host_;
+  Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> rec_v_double_;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_step_;
   Kokkos::View<Real*, MemSpace> i_ext_;
   std::vector<CurrentPulse> pulses_;

@@ -179,6 +179,10 @@ Simulator<Real, ExecSpace>::Simulator(const Network& net, const std::vector<Prep
   rec_z_ = decltype(rec_z_)("record.z", opt_.record_chunk, B_, N);
   if (opt_.record_v) rec_v_ = decltype(rec_v_)("record.v", opt_.record_chunk, B_, N);
   i_ext_ = decltype(i_ext_)("neuron.i_ext", N);
+  // host staging of the recorder, allocated once (run() is called per segment in training)
+  rec_z_host_ = Kokkos::create_mirror_view(rec_z_);
+  rec_v_host_ = Kokkos::create_mirror_view(rec_v_);
+  rec_v_double_ = decltype(rec_v_double_)("record.v_host", rec_v_.extent(0), rec_v_.extent(1), rec_v_.extent(2));
   v_step_ = decltype(v_step_)("record.v_step", opt_.record_v ? B_ : 0, opt_.record_v ? N : 0);
 }
 
@@ -360,10 +364,9 @@ const kernels::CountRing<typename ExecSpace::memory_space>& Simulator<Real, Exec
 
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<void(const RecordedChunk&)>& sink) {
-  auto hz = Kokkos::create_mirror_view(rec_z_);
-  auto hv = Kokkos::create_mirror_view(rec_v_);
-  Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> hv_d("record.v_host", hv.extent(0), hv.extent(1),
-                                                                       hv.extent(2));
+  auto& hz = rec_z_host_;
+  auto& hv = rec_v_host_;
+  auto& hv_d = rec_v_double_;
   std::int64_t done = 0;
   while (done < steps) {
     const int n = static_cast<int>(std::min<std::int64_t>(opt_.record_chunk, steps - done));
