@@ -674,6 +674,15 @@ void generate_network(const GeneratorOptions& opt) {
 
     const WeightSampler sampler(kWeightCv);
     auto is_inh = [&](std::size_t node) { return kCellTypes[type_of[node]].ei == 'i'; };
+    // Writes a projection's edges file and its edge types table, and logs the count.
+    auto write_projection = [&](const Projection& pr, EdgeSet& e, const std::string& types_csv,
+                                std::chrono::steady_clock::time_point t0) {
+      const std::size_t n_edges = e.size();
+      write_edges_file(net_dir / pr.file, pr, e, opt.overwrite, opt.gzip);
+      write_text(net_dir / types_csv, edge_types_csv(pr.types, pr.n_types));
+      logger->info("generate: {}: {} edges (mean in-degree {:.1f}) in {:.1f} s", pr.population, n_edges,
+                   static_cast<double>(n_edges) / static_cast<double>(n), seconds_since(t0));
+    };
 
     // ---- recurrent v1 -> v1: each ordered pair (s, t), s != t, independently with p = k_rec / (n - 1)
     {
@@ -701,12 +710,8 @@ void generate_network(const GeneratorOptions& opt) {
         });
         e.end_target();
       }
-      const std::size_t n_edges = e.size();
-      write_edges_file(net_dir / pr.file, pr, e, opt.overwrite, opt.gzip);
-      logger->info("generate: v1_to_v1: {} edges (mean in-degree {:.1f}) in {:.1f} s", n_edges,
-                   static_cast<double>(n_edges) / static_cast<double>(n), seconds_since(t0));
+      write_projection(pr, e, "v1_v1_edge_types.csv", t0);
     }
-    write_text(net_dir / "v1_v1_edge_types.csv", edge_types_csv(kRecurrentTypes, 4));
 
     // ---- LGN -> v1: each (lgn, t) pair independently with p = k_lgn / n_lgn
     {
@@ -732,11 +737,8 @@ void generate_network(const GeneratorOptions& opt) {
         });
         e.end_target();
       }
-      const std::size_t n_edges = e.size();
-      write_edges_file(net_dir / pr.file, pr, e, opt.overwrite, opt.gzip);
-      logger->info("generate: lgn_to_v1: {} edges in {:.1f} s", n_edges, seconds_since(t0));
+      write_projection(pr, e, "lgn_v1_edge_types.csv", t0);
     }
-    write_text(net_dir / "lgn_v1_edge_types.csv", edge_types_csv(kLgnTypes, 2));
 
     // ---- background -> v1: exactly k_bkg distinct sources per target (Floyd's sampling), sorted
     {
@@ -775,11 +777,8 @@ void generate_network(const GeneratorOptions& opt) {
         }
         e.end_target();
       }
-      const std::size_t n_edges = e.size();
-      write_edges_file(net_dir / pr.file, pr, e, opt.overwrite, opt.gzip);
-      logger->info("generate: bkg_to_v1: {} edges in {:.1f} s", n_edges, seconds_since(t0));
+      write_projection(pr, e, "bkg_v1_edge_types.csv", t0);
     }
-    write_text(net_dir / "bkg_v1_edge_types.csv", edge_types_csv(kBkgTypes, 2));
 
     // ---- configs
     json circuit = {
