@@ -61,3 +61,20 @@ def rel_l2(a, b):
     b = np.asarray(b, np.float64)
     d = np.linalg.norm(b)
     return float(np.linalg.norm(a - b) / d) if d > 0 else float(np.linalg.norm(a - b))
+
+
+def parse_binaries():
+    """The command line every MPI test takes: --bin (serial driver) and --mpi-bin (MPI driver)."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--mpi-bin", required=True)
+    return ap
+
+
+def report(fails):
+    """Prints the failures and the closing 'N passed, M failed' line; returns the exit code."""
+    for f in fails:
+        print("FAIL: " + f)
+    print(f"{0 if fails else 1} passed, {1 if fails else 0} failed")
+    return 1 if fails else 0

@@ -9,7 +9,6 @@ the chief wrote output.
 
   test_equivalence.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi
 """
-import argparse
 import os
 import re
 import shutil
@@ -19,13 +18,11 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_common import make_network, mpirun, read_h5, rel_l2, run, train_config  # noqa: E402
+from mpi_common import make_network, mpirun, parse_binaries, read_h5, rel_l2, report, run, train_config  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--mpi-bin", required=True)
+    ap = parse_binaries()
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_mpi_eq_")
     fails = []
@@ -95,10 +92,7 @@ def main():
                 fails.append(f"an output directory was created: {d}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    for f in fails:
-        print("FAIL: " + f)
-    print(f"{0 if fails else 1} passed, {1 if fails else 0} failed")
-    return 1 if fails else 0
+    return report(fails)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@ network generated into a temporary directory).
 
   test_example_config.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi
 """
-import argparse
 import json
 import os
 import shutil
@@ -13,15 +12,13 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_common import mpirun, run  # noqa: E402
+from mpi_common import mpirun, parse_binaries, report, run  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--mpi-bin", required=True)
+    ap = parse_binaries()
     a = ap.parse_args()
     serial = json.load(open(os.path.join(REPO, "input", "v1_example_train.json")))
     mpi = json.load(open(os.path.join(REPO, "input", "v1_example_train_mpi.json")))
@@ -48,10 +45,7 @@ def main():
                 print(f"  {name}: 2 updates done")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    for f in fails:
-        print("FAIL: " + f)
-    print(f"{0 if fails else 1} passed, {1 if fails else 0} failed")
-    return 1 if fails else 0
+    return report(fails)
 
 
 if __name__ == "__main__":

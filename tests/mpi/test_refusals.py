@@ -4,7 +4,6 @@ code non-zero (2 for bad input), a message naming the setting, and no output dir
 
   test_refusals.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--case NAME]
 """
-import argparse
 import json
 import os
 import shutil
@@ -12,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_common import make_network, mpirun, run, train_config  # noqa: E402
+from mpi_common import make_network, mpirun, parse_binaries, run, train_config  # noqa: E402
 
 # name: (launcher ranks (0 = serial driver), batch, distribution, global_batch, extra run keys, words expected)
 CASES = {
@@ -57,9 +56,7 @@ def one(a, tmp, name):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--mpi-bin", required=True)
+    ap = parse_binaries()
     ap.add_argument("--case", default="all")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_mpi_refuse_")

@@ -11,7 +11,6 @@
 
   test_restore_fault.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi
 """
-import argparse
 import os
 import shutil
 import sys
@@ -22,13 +21,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_common  # noqa: E402
-from mpi_common import make_network, mpirun, read_h5, rel_l2, run, train_config  # noqa: E402
+from mpi_common import make_network, mpirun, parse_binaries, read_h5, rel_l2, report, run, train_config  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--mpi-bin", required=True)
+    ap = parse_binaries()
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_mpi_restore_")
     fails = []
@@ -110,10 +107,7 @@ def main():
                   if not any("after the fault" in f for f in fails) else "  restore after fault differs")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    for f in fails:
-        print("FAIL: " + f)
-    print(f"{0 if fails else 1} passed, {1 if fails else 0} failed")
-    return 1 if fails else 0
+    return report(fails)
 
 
 if __name__ == "__main__":
