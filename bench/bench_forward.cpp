@@ -17,7 +17,8 @@
 #include "util/kokkos_compat.hpp"
 #include "util/log.hpp"
 
-using namespace dpointnet;
+// No using-directive at file scope: dpointnet::log would clash with ::log of the CUDA math headers.
+namespace dpointnet::bench {
 
 template <class Real>
 void bench_one(std::int64_t n, int steps, int batch, const std::string& workdir, double syn_per_neuron) {
@@ -45,7 +46,7 @@ void bench_one(std::int64_t n, int steps, int batch, const std::string& workdir,
   o.n_steps = steps;
   o.seed = 1;
   o.record_chunk = 50;
-  Simulator<Real> sim(net, inputs, o);
+  Simulator<Real> sim(Kokkos::DefaultExecutionSpace(), net, inputs, o);
   std::size_t n_spikes = 0;
   auto sink = [&](const RecordedChunk& c) {
     const std::size_t total = c.z.span();
@@ -72,7 +73,7 @@ void bench_one(std::int64_t n, int steps, int batch, const std::string& workdir,
       n_spikes / (double(n) * batch * steps * cfg.dt / 1000.0));
 }
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"dpointnet forward benchmark"};
   std::vector<std::int64_t> sizes = {1000, 10000, 66000};
   int steps = 500, batch = 1, threads = 0;
@@ -103,3 +104,7 @@ int main(int argc, char** argv) {
   Kokkos::finalize();
   return 0;
 }
+
+}  // namespace dpointnet::bench
+
+int main(int argc, char** argv) { return dpointnet::bench::run(argc, argv); }

@@ -20,7 +20,8 @@
 #include "util/kokkos_compat.hpp"
 #include "util/log.hpp"
 
-using namespace dpointnet;
+// No using-directive at file scope: dpointnet::log would clash with ::log of the CUDA math headers.
+namespace dpointnet::bench {
 
 static double peak_rss_gib() {
   struct rusage ru;
@@ -28,7 +29,7 @@ static double peak_rss_gib() {
   return static_cast<double>(ru.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB on Linux
 }
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"dpointnet training-step benchmark"};
   std::int64_t n = 1000;
   int steps = 500, batch = 16, C = 25, updates = 2, threads = 0;
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
     TrainConfig tc = TrainConfig::parse(cfg, net);
     auto run = [&](auto tag) {
       using Real = decltype(tag);
-      Trainer<Real> tr(net, inputs, cfg, tc, batch);
+      Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, batch);
       tr.train_step();  // warm-up
       StepMetrics sum;
       for (int k = 0; k < updates; ++k) {
@@ -104,3 +105,7 @@ int main(int argc, char** argv) {
   Kokkos::finalize();
   return 0;
 }
+
+}  // namespace dpointnet::bench
+
+int main(int argc, char** argv) { return dpointnet::bench::run(argc, argv); }

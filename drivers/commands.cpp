@@ -1,10 +1,11 @@
 #include "drivers/commands.hpp"
+#include "drivers/train_options.hpp"
 
 #include <memory>
 
 #include "generator/network_generator.hpp"
-#include "sim/simulate_run.hpp"
-#include "train/train_run.hpp"
+#include "app/simulate_run.hpp"
+#include "app/train_run.hpp"
 #include "util/kokkos_compat.hpp"
 #include "util/log.hpp"
 
@@ -32,16 +33,7 @@ void register_commands(CLI::App& app, Commands& cmds) {
 
   auto trn = std::make_shared<TrainCommand>();
   auto* t = app.add_subcommand("train", "train the network's weights (BPTT) on a SONATA config with a train section");
-  t->add_option("config", trn->config, "simulation config JSON with a \"train\" section")->required();
-  t->add_option("--resume", trn->resume, "continue from this checkpoint");
-  t->add_option("--gradient-check", trn->gradient_check,
-                "compute one batch's loss, gradients and first Adam update, write them to this HDF5 file, stop");
-  t->add_option("--gradient-check-updates", trn->gradient_check_updates,
-                "with --gradient-check: run this many updates (losses and weights after each are written)")
-      ->check(CLI::PositiveNumber);
-  t->add_flag("--overwrite", trn->overwrite, "replace existing outputs");
-  t->add_flag("!--no-progress", trn->progress, "no progress lines");
-  t->add_option("--stop-after", trn->stop_after, "debug: stop after this many updates (writes a checkpoint)");
+  add_train_options(t, *trn);
   t->callback([&cmds, trn] { cmds.action = [trn] { return run_train(*trn); }; });
 
   auto gen = std::make_shared<GeneratorOptions>();

@@ -8,8 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "dist/mpi_context.hpp"
-#include "train/train_run.hpp"
+#include "app/train_run.hpp"
+#include "drivers/train_options.hpp"
+#include "parallel/mpi/mpi_context.hpp"
 #include "util/error.hpp"
 #include "util/kokkos_compat.hpp"
 #include "util/log.hpp"
@@ -52,14 +53,7 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level)->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   dpointnet::TrainCommand cmd;
   auto* t = app.add_subcommand("train", "train with one replica per rank");
-  t->add_option("config", cmd.config, "simulation config JSON with \"train\" and run.distribution.mode \"mpi\"")
-      ->required();
-  t->add_option("--resume", cmd.resume, "continue from this checkpoint (read by every rank, broadcast by the chief)");
-  t->add_option("--gradient-check", cmd.gradient_check, "write one update's loss/gradients (chief) and stop");
-  t->add_option("--gradient-check-updates", cmd.gradient_check_updates)->check(CLI::PositiveNumber);
-  t->add_flag("--overwrite", cmd.overwrite);
-  t->add_flag("!--no-progress", cmd.progress);
-  t->add_option("--stop-after", cmd.stop_after, "debug: stop after this many updates (writes a checkpoint)");
+  dpointnet::cli::add_train_options(t, cmd);
   auto* s = app.add_subcommand("simulate", "refused: inference is not run under MPI");
   std::string sim_config;
   s->add_option("config", sim_config);

@@ -4,7 +4,7 @@
   test_forward_oracle.py --bin build/dpointnet --case bmtk450 [--precision float64|float32]
   test_forward_oracle.py --bin build/dpointnet --case generated --generated-dir DIR
 
-bmtk450: BMTK's point_450glifs (../shared/data/bmtk) with its LGN spike file, dt = 1 ms, 1 s.
+bmtk450: BMTK's point_450glifs (vendored in tests/data/bmtk) with its LGN spike file, dt = 1 ms, 1 s.
 generated: a network made by `dpointnet generate` with Bernoulli LGN and Poisson background inputs (this
 checks the counter-based random draws across the two implementations), batch 2.
 
@@ -25,7 +25,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-SHARED = os.path.normpath(os.path.join(REPO, "..", "shared", "data", "bmtk"))
+BMTK = os.path.join(REPO, "tests", "data", "bmtk")
 
 
 def read_spikes(path):
@@ -80,11 +80,12 @@ def main():
     tmp = tempfile.mkdtemp(prefix="dpointnet_oracle_")
     try:
         if args.case == "bmtk450":
-            if not os.path.exists(os.path.join(SHARED, "point_450glifs", "config.circuit.json")):
-                print(f"FAIL: shared test data missing: {SHARED}/point_450glifs (needed by this test)")
+            if not os.path.exists(os.path.join(BMTK, "point_450glifs", "config.circuit.json")):
+                print(f"FAIL: test data missing: {BMTK}/point_450glifs (the vendored BMTK example, needed by "
+                      "this test)")
                 print("0 passed, 1 failed")
                 return 1
-            base = os.path.join(SHARED, "point_450glifs")
+            base = os.path.join(BMTK, "point_450glifs")
             cfg = {
                 "network": os.path.join(base, "config.circuit.json"),
                 "run": {"dt": 1.0, "tstop": args.tstop, "batch_size": 1, "precision": args.precision},

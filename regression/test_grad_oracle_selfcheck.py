@@ -28,7 +28,8 @@ from oracle.train import (Trainer, TorchModel, TrainConfig, TrainError, SpikeFun
 
 warnings.simplefilter('ignore')
 torch.set_default_dtype(torch.float64)
-EXAMPLE = '/work/shared/data/bmtk/point_450glifs'
+# BMTK's point_450glifs, vendored in tests/data/bmtk (found from this script's location).
+EXAMPLE = os.path.join(os.path.dirname(HERE), 'tests', 'data', 'bmtk', 'point_450glifs')
 RESULTS = []
 TMP = tempfile.mkdtemp(prefix='grad_selfcheck_')
 

@@ -25,7 +25,8 @@ from oracle.model import load_model, simulate, spikes_by_population, delay_steps
 from oracle.sonata import write_spike_file, read_spike_file   # noqa: E402
 
 warnings.simplefilter('ignore')
-EXAMPLE = '/work/shared/data/bmtk/point_450glifs'
+# BMTK's point_450glifs, vendored in tests/data/bmtk (found from this script's location).
+EXAMPLE = os.path.join(os.path.dirname(HERE), 'tests', 'data', 'bmtk', 'point_450glifs')
 RESULTS = []
 
 

@@ -1,10 +1,12 @@
-// Counter-based noise (MODEL.md section 6): known-answer vectors, distribution laws, and replay of a sample's
+// Counter-based noise (docs/model.md section 6): known-answer vectors, distribution laws, and replay of a sample's
 // draws whatever the batch it runs in.
 #include <gtest/gtest.h>
 
-#include "kernels/rng.hpp"
+#include "device/rng.hpp"
 #include "sim/simulator.hpp"
+#include "test_execspace.hpp"
 #include "test_support.hpp"
+#include "util/hash.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;
@@ -12,7 +14,7 @@ using namespace dpointnet::test;
 TEST(Noise, PhiloxKnownAnswerVectors) {
   // Random123 kat_vectors: philox4x32_10, counter {0,0,0,0}, key {0,0} -> 6627e8d5 e169c58d ... (the other
   // published vectors use a non-zero fourth counter word, which dpointnet's layout keeps at 0).
-  EXPECT_EQ(kernels::uniform01(0, 0, 0, 0, 0), (double(0x6627e8d5u) + 0.5) / 4294967296.0);
+  EXPECT_EQ(device::uniform01(0, 0, 0, 0, 0), (double(0x6627e8d5u) + 0.5) / 4294967296.0);
 }
 
 TEST(Noise, PoissonAndBernoulliDrawsFollowTheirLaws) {
@@ -23,12 +25,12 @@ TEST(Noise, PoissonAndBernoulliDrawsFollowTheirLaws) {
   const double p = -std::expm1(-0.02);  // 20 Hz
   for (int i = 0; i < n; ++i) {
     const double u =
-        kernels::uniform01(42, 7, static_cast<std::uint32_t>(i % 100), static_cast<std::uint32_t>(i / 100), 3);
-    const int k = kernels::poisson_from_uniform(u, lam, p0);
+        device::uniform01(42, 7, static_cast<std::uint32_t>(i % 100), static_cast<std::uint32_t>(i / 100), 3);
+    const int k = device::poisson_from_uniform(u, lam, p0);
     sum += k;
     sum2 += double(k) * k;
     const double u2 =
-        kernels::uniform01(42, 8, static_cast<std::uint32_t>(i % 100), static_cast<std::uint32_t>(i / 100), 3);
+        device::uniform01(42, 8, static_cast<std::uint32_t>(i % 100), static_cast<std::uint32_t>(i / 100), 3);
     bern += u2 < p ? 1 : 0;
   }
   const double mean = sum / n, var = sum2 / n - mean * mean;
@@ -46,7 +48,7 @@ std::vector<std::vector<std::vector<std::uint8_t>>> run_batch(const Network& net
   o.n_steps = T;
   o.seed = 1234;
   o.sample_offset = offset;
-  Simulator<float> sim(net, in, o);
+  Simulator<float, TEST_EXECSPACE> sim(TEST_EXECSPACE(), net, in, o);
   sim.reset();
   std::vector<std::vector<std::vector<std::uint8_t>>> z(static_cast<std::size_t>(batch));
   sim.run(T, [&](const RecordedChunk& c) {

@@ -3,7 +3,7 @@
 
 #include "io/hdf5_file.hpp"
 #include "io/spike_file.hpp"
-#include "sim/simulate_run.hpp"
+#include "app/simulate_run.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
 
@@ -30,7 +30,7 @@ std::string config(const TempDir& d, int batch, bool overwrite) {
 }  // namespace
 
 TEST(SimulateRun, WritesBmtkLayoutSpikesAndVoltageReport) {
-  DPOINTNET_REQUIRE_SHARED_DATA();
+  DPOINTNET_REQUIRE_TEST_DATA();
   TempDir d;
   SimulateCommand cmd;
   cmd.config = config(d, 1, false);
@@ -68,7 +68,7 @@ TEST(SimulateRun, WritesBmtkLayoutSpikesAndVoltageReport) {
 }
 
 TEST(SimulateRun, BatchWritesOneFilePerSampleAndSpikeFileInputIsTheSameForAll) {
-  DPOINTNET_REQUIRE_SHARED_DATA();
+  DPOINTNET_REQUIRE_TEST_DATA();
   TempDir d;
   SimulateCommand cmd;
   cmd.config = config(d, 3, true);

@@ -1,8 +1,9 @@
 // Single-neuron evidence (issue 2, item 1): every expected value below comes from a closed-form solution of
-// the continuous or discrete model written from MODEL.md, not from the simulator.
+// the continuous or discrete model written from docs/model.md, not from the simulator.
 #include <gtest/gtest.h>
 
 #include "sim/simulator.hpp"
+#include "test_execspace.hpp"
 #include "test_support.hpp"
 
 using namespace dpointnet;
@@ -23,7 +24,7 @@ Trace run(const Network& net, const std::vector<PreparedInput>& inputs, const st
   o.n_steps = steps;
   o.record_v = true;
   o.record_chunk = 16;
-  Simulator<Real> sim(net, inputs, o);
+  Simulator<Real, TEST_EXECSPACE> sim(TEST_EXECSPACE(), net, inputs, o);
   sim.set_current_pulses(pulses);
   sim.reset();
   Trace tr;
@@ -92,7 +93,7 @@ TEST(SingleNeuron, PscPeakEqualsWeightAtTauSyn) {
     SimOptions o;
     o.batch_size = 1;
     o.n_steps = T;
-    Simulator<double> sim(net, {stamped_input(proj, T, {{0, 0}})}, o);
+    Simulator<double, TEST_EXECSPACE> sim(TEST_EXECSPACE(), net, {stamped_input(proj, T, {{0, 0}})}, o);
     sim.reset();
     std::vector<double> psc;
     auto h = Kokkos::create_mirror_view(sim.state().psc);

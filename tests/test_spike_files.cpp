@@ -1,4 +1,4 @@
-// Spike files: legacy and current layouts, units, gzip, and the stamping rule of MODEL.md section 10
+// Spike files: legacy and current layouts, units, gzip, and the stamping rule of docs/model.md section 10
 // (k = ceil(t/dt - 1e-9) - 1), with expected steps worked out by hand.
 #include <gtest/gtest.h>
 

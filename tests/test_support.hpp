@@ -14,15 +14,16 @@
 
 namespace dpointnet::test {
 
-inline std::string shared_dir() { return DPOINTNET_SHARED_DIR; }
-inline std::string bmtk450_dir() { return shared_dir() + "/data/bmtk/point_450glifs"; }
+// The vendored test data (tests/data; DPOINTNET_TEST_DATA_DIR is set by tests/CMakeLists.txt).
+inline std::string test_data_dir() { return DPOINTNET_TEST_DATA_DIR; }
+inline std::string bmtk450_dir() { return test_data_dir() + "/bmtk/point_450glifs"; }
 
-// Fails the test (never skips) when the shared data set is missing.
-#define DPOINTNET_REQUIRE_SHARED_DATA()                                                      \
+// Fails the test (never skips) when the vendored BMTK example is missing.
+#define DPOINTNET_REQUIRE_TEST_DATA()                                                        \
   do {                                                                                       \
     if (!std::filesystem::exists(::dpointnet::test::bmtk450_dir() + "/config.circuit.json")) \
-      FAIL() << "shared test data missing: " << ::dpointnet::test::bmtk450_dir()             \
-             << " (this test needs ../shared/data/bmtk next to the repository)";             \
+      FAIL() << "test data missing: " << ::dpointnet::test::bmtk450_dir()                    \
+             << " (this test needs the vendored BMTK example in tests/data/bmtk)";           \
   } while (0)
 
 class TempDir {
@@ -110,16 +111,11 @@ struct NetBuilder {
     p.channel.push_back(channel);
     p.delay_steps.push_back(delay);
     p.weight_pA.push_back(w_pA);
-    p.weight.push_back(w_pA / net.neurons[static_cast<std::size_t>(tgt)].vs);
     p.edge_population.push_back(0);
     p.edge_row.push_back(static_cast<std::int64_t>(p.source.size() - 1));
   }
   Network finish() {
-    net.n_channels = 1;
-    for (const auto& p : params) net.n_channels = std::max(net.n_channels, static_cast<int>(p.tau_syn.size()));
-    net.max_delay = 1;
-    for (const auto& pr : net.projections)
-      for (int d : pr.delay_steps) net.max_delay = std::max(net.max_delay, d);
+    net.finalize();
     return net;
   }
 };

@@ -8,7 +8,9 @@
 #include "generator/network_generator.hpp"
 #include "inputs/input_schedule.hpp"
 #include "network/network_builder.hpp"
+#include "test_execspace.hpp"
 #include "test_support.hpp"
+#include "train_setup.hpp"
 #include "train/train_config.hpp"
 #include "train/trainer.hpp"
 
@@ -16,47 +18,6 @@ using namespace dpointnet;
 using namespace dpointnet::test;
 using nlohmann::json;
 
-namespace {
-
-struct TrainSetup {
-  TempDir dir;
-  SimulationConfig cfg;
-  Network net;
-  std::vector<PreparedInput> inputs;
-  TrainConfig tc;
-  TrainSetup(std::int64_t neurons, double tstop, int batch, const json& train, std::uint32_t seed = 4) {
-    GeneratorOptions g;
-    g.n_neurons = neurons;
-    g.seed = seed;
-    g.out_dir = dir.file("net");
-    generate_network(g);
-    json c = json::parse(std::ifstream(dir.file("net/config.simulation.json")));
-    c["network"] = dir.file("net/config.circuit.json");
-    c["run"]["tstop"] = tstop;
-    c["run"]["batch_size"] = batch;
-    c["run"]["seed"] = 3;
-    c["output"] = {{"output_dir", dir.file("out")}};
-    c["train"] = train;
-    std::ofstream(dir.file("train.json")) << c.dump(1);
-    cfg = SimulationConfig::load(dir.file("train.json"));
-    net = build_network(cfg);
-    inputs = prepare_inputs(cfg, net, cfg.n_steps);
-    tc = TrainConfig::parse(cfg, net);
-  }
-};
-
-json train_section(double lr, int checkpoint_interval, double target) {
-  return json{{"steps", 1},
-              {"checkpoint_interval", checkpoint_interval},
-              {"trainable", {{"recurrent", true}, {"lgn", true}, {"bkg", false}}},
-              {"losses",
-               {{{"type", "TargetFiringRate"}, {"cost", 1.0}, {"target", target}},
-                {{"type", "VoltageRegularization"}, {"cost", 0.1}},
-                {{"type", "WeightRegularization"}, {"cost", 0.01}}}},
-              {"optimizer", {{"lr", lr}}}};
-}
-
-}  // namespace
 
 // Time checkpointing: C = 1, 25 and T give bitwise identical gradients (float32, same thread count).
 TEST(Trainer, CheckpointIntervalDoesNotChangeGradients) {
@@ -65,12 +26,12 @@ TEST(Trainer, CheckpointIntervalDoesNotChangeGradients) {
   std::vector<double> losses;
   for (int C : {1, 25, T}) {
     TrainSetup s(80, T, 3, train_section(0.01, C, 5.0));
-    Trainer<float> tr(s.net, s.inputs, s.cfg, s.tc, 3);
+    Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, s.tc, 3);
     StepMetrics m = tr.compute_gradient(0);
     losses.push_back(m.loss);
     std::vector<std::vector<double>> g;
     for (int q = 0; q < tr.n_surfaces(); ++q)
-      if (tr.surface_trainable(q)) g.push_back(tr.get(q, Trainer<float>::Field::Gradient));
+      if (tr.surface_trainable(q)) g.push_back(tr.get(q, Trainer<float, TEST_EXECSPACE>::Field::Gradient));
     grads.push_back(g);
   }
   double norm = 0;
@@ -86,8 +47,8 @@ TEST(Trainer, CheckpointIntervalDoesNotChangeGradients) {
 // Sign constraints hold after every update; frozen surfaces stay bit-identical.
 TEST(Trainer, SignConstraintAndFrozenSurfaces) {
   TrainSetup s(80, 50, 2, train_section(0.05, 25, 1.0));
-  Trainer<float> tr(s.net, s.inputs, s.cfg, s.tc, 2);
-  using F = Trainer<float>::Field;
+  Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, s.tc, 2);
+  using F = Trainer<float, TEST_EXECSPACE>::Field;
   std::vector<std::vector<double>> frozen_before;
   for (int q = 0; q < tr.n_surfaces(); ++q)
     if (!tr.surface_trainable(q)) frozen_before.push_back(tr.get(q, F::Weight));
@@ -124,7 +85,7 @@ TEST(Trainer, TargetFiringRateTrainingReachesTheTarget) {
             {"losses", {{{"type", "TargetFiringRate"}, {"cost", 1.0}, {"target", 5.0}}}},
             {"optimizer", {{"lr", 0.01}}}};
   TrainSetup s(100, 200, 4, t);
-  Trainer<float> tr(s.net, s.inputs, s.cfg, s.tc, 4);
+  Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, s.tc, 4);
   const double initial = tr.compute_gradient(0).rate_hz;
   ASSERT_GT(initial, 10.0) << "the target must differ from the initial rate by a factor of 2 or more";
   std::vector<double> rates;

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "util/error.hpp"
+#include "util/json_reader.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -14,16 +15,6 @@ using nlohmann::json;
 namespace dpointnet {
 
 namespace {
-
-json parse_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "", "", "config file does not exist or cannot be read");
-  try {
-    return json::parse(in, nullptr, true, /*ignore_comments=*/true);
-  } catch (const json::exception& e) {
-    throw InputError(path, "", "", std::string("invalid JSON: ") + e.what());
-  }
-}
 
 const std::regex& var_regex() {
   static const std::regex re(R"(\$\{?(\w+)\}?)");
@@ -163,7 +154,7 @@ void anchor_tree(json& node, const fs::path& dir, bool in_output, const std::str
 
 json load_recursive(const std::string& path, int depth) {
   if (depth > 16) throw InputError(path, "", "network", "config files nest too deeply (a cycle?)");
-  json doc = parse_file(path);
+  json doc = parse_json_file(path);
   if (!doc.is_object()) throw InputError(path, "", "", "top level must be a JSON object");
   auto vars = resolve_manifest(doc, path);
   json resolved = substitute_tree(doc, vars);

@@ -1,4 +1,4 @@
-// SONATA JSON configuration files: manifest variables, child files, path anchoring (SONATA.md section 1).
+// SONATA JSON configuration files: manifest variables, child files, path anchoring (docs/simulation.md).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

@@ -6,39 +6,48 @@
 
 #include "config/json_config.hpp"
 #include "util/error.hpp"
+#include "util/json_reader.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace dpointnet {
 
-std::uint32_t fnv1a32(const std::string& s) {
-  std::uint32_t h = 0x811C9DC5u;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x01000193u;
-  }
-  return h;
-}
-
 namespace {
 
-struct Reader {
-  const std::string& file;
-  double number(const json& obj, const std::string& section, const std::string& key) const {
-    const json& v = obj.at(key);
-    if (!v.is_number()) throw InputError(file, section, key, "must be a number, got " + v.dump());
-    double d = v.get<double>();
-    if (!std::isfinite(d)) throw InputError(file, section, key, "must be finite");
-    return d;
+DistributionSpec parse_distribution(const std::string& f, const json& run) {
+  DistributionSpec d;
+  if (run.contains("distribution")) {
+    d.present = true;
+    const json& dj = run["distribution"];
+    if (!dj.is_object()) throw InputError(f, "run", "distribution", "must be an object");
+    const JsonReader r(f, "run.distribution");
+    r.reject_unknown(dj, {"mode", "devices", "replicas"}, "(mode, devices, replicas)");
+    if (!dj.contains("mode") || !dj["mode"].is_string()) r.fail("mode", "is required: \"mpi\" or \"mirrored\"");
+    const std::string mode = dj["mode"].get<std::string>();
+    if (mode == "mpi")
+      d.mode = DistributionMode::Mpi;
+    else if (mode == "mirrored")
+      d.mode = DistributionMode::Mirrored;
+    else
+      r.fail("mode", "\"" + mode + "\" is not supported (mpi or mirrored)");
+    if (dj.contains("replicas")) {
+      if (!dj["replicas"].is_number_integer() || dj["replicas"].get<int>() < 1)
+        r.fail("replicas", "must be an integer >= 1");
+      d.replicas_requested = dj["replicas"].get<int>();
+    }
+    if (dj.contains("devices")) {
+      if (!dj["devices"].is_array() || dj["devices"].empty()) r.fail("devices", "must be a non-empty list");
+      for (const json& x : dj["devices"]) d.devices.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+    }
   }
-  std::string string(const json& obj, const std::string& section, const std::string& key) const {
-    if (!obj.contains(key)) throw InputError(file, section, key, "is required");
-    const json& v = obj.at(key);
-    if (!v.is_string()) throw InputError(file, section, key, "must be a string, got " + v.dump());
-    return v.get<std::string>();
+  if (run.contains("global_batch_size")) {
+    if (!run["global_batch_size"].is_number_integer() || run["global_batch_size"].get<long long>() < 1)
+      throw InputError(f, "run", "global_batch_size", "must be an integer >= 1");
+    d.global_batch_size = run["global_batch_size"].get<long long>();
   }
-};
+  return d;
+}
 
 }  // namespace
 
@@ -47,18 +56,17 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
   c.resolved = load_sonata_config(path);
   c.path = c.resolved["_config_path"].get<std::string>();
   const json& j = c.resolved;
-  Reader r{c.path};
 
   // run
   if (!j.contains("run") || !j["run"].is_object()) throw InputError(c.path, "", "run", "section is required");
   const json& run = j["run"];
   if (!run.contains("dt")) throw InputError(c.path, "run", "dt", "is required");
-  c.dt = r.number(run, "run", "dt");
+  c.dt = JsonReader(c.path, "run").required_number(run, "dt");
   if (!(c.dt > 0)) throw InputError(c.path, "run", "dt", "must be > 0, got " + run["dt"].dump());
   if (run.contains("duration")) {
-    c.tstop = r.number(run, "run", "duration");
+    c.tstop = JsonReader(c.path, "run").required_number(run, "duration");
   } else if (run.contains("tstop")) {
-    c.tstop = r.number(run, "run", "tstop");
+    c.tstop = JsonReader(c.path, "run").required_number(run, "tstop");
   } else {
     throw InputError(c.path, "run", "tstop", "is required (or run.duration)");
   }
@@ -81,21 +89,22 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
     c.batch_size = b.get<int>();
   }
   if (run.contains("precision")) {
-    std::string p = r.string(run, "run", "precision");
+    std::string p = JsonReader(c.path, "run").required_string(run, "precision");
     if (p == "float64" || p == "double") {
       c.double_precision = true;
     } else if (p != "float32" && p != "float") {
       throw InputError(c.path, "run", "precision", "must be \"float32\" or \"float64\", got \"" + p + "\"");
     }
   }
+  c.distribution = parse_distribution(c.path, run);
 
   // components and networks
   if (j.contains("components")) {
     const json& comp = j["components"];
     if (comp.contains("point_neuron_models_dir"))
-      c.point_neuron_models_dir = r.string(comp, "components", "point_neuron_models_dir");
+      c.point_neuron_models_dir = JsonReader(c.path, "components").required_string(comp, "point_neuron_models_dir");
     if (comp.contains("synaptic_models_dir"))
-      c.synaptic_models_dir = r.string(comp, "components", "synaptic_models_dir");
+      c.synaptic_models_dir = JsonReader(c.path, "components").required_string(comp, "synaptic_models_dir");
   }
   if (!j.contains("networks") || !j["networks"].is_object())
     throw InputError(c.path, "", "networks", "section is required (directly or through \"network\")");
@@ -103,12 +112,12 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
   if (!nets.contains("nodes") || !nets["nodes"].is_array() || nets["nodes"].empty())
     throw InputError(c.path, "networks", "nodes", "must be a non-empty list");
   for (const json& n : nets["nodes"])
-    c.nodes.push_back({r.string(n, "networks.nodes", "nodes_file"), r.string(n, "networks.nodes", "node_types_file")});
+    c.nodes.push_back({JsonReader(c.path, "networks.nodes").required_string(n, "nodes_file"), JsonReader(c.path, "networks.nodes").required_string(n, "node_types_file")});
   if (nets.contains("edges")) {
     for (const json& e : nets["edges"]) {
       if (e.contains("enabled") && e["enabled"].is_boolean() && !e["enabled"].get<bool>()) continue;
       c.edges.push_back(
-          {r.string(e, "networks.edges", "edges_file"), r.string(e, "networks.edges", "edge_types_file")});
+          {JsonReader(c.path, "networks.edges").required_string(e, "edges_file"), JsonReader(c.path, "networks.edges").required_string(e, "edge_types_file")});
     }
   }
 
@@ -119,19 +128,19 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
       if (in.contains("enabled") && in["enabled"].is_boolean() && !in["enabled"].get<bool>()) continue;
       InputSpec s;
       s.name = name;
-      s.node_set = r.string(in, sec, "node_set");
-      const std::string type = r.string(in, sec, "input_type");
+      s.node_set = JsonReader(c.path, sec).required_string(in, "node_set");
+      const std::string type = JsonReader(c.path, sec).required_string(in, "input_type");
       if (type == "spikes") {
         s.kind = InputKind::SpikeFile;
-        const std::string module = in.contains("module") ? r.string(in, sec, "module") : "sonata";
+        const std::string module = in.contains("module") ? JsonReader(c.path, sec).required_string(in, "module") : "sonata";
         if (module != "sonata" && module != "h5" && module != "hdf5")
           throw InputError(c.path, sec, "module",
                            "spike input module \"" + module + "\" is not supported (use sonata, h5 or hdf5)");
-        s.file = r.string(in, sec, "input_file");
+        s.file = JsonReader(c.path, sec).required_string(in, "input_file");
       } else if (type == "rates" || type == "poisson") {
         s.kind = type == "rates" ? InputKind::Rates : InputKind::Poisson;
         s.rate_hz = type == "poisson" ? 250.0 : 0.0;
-        if (in.contains("rate")) s.rate_hz = r.number(in, sec, "rate");
+        if (in.contains("rate")) s.rate_hz = JsonReader(c.path, sec).required_number(in, "rate");
         if (in.contains("rates")) {
           if (type != "rates" || !in["rates"].is_array())
             throw InputError(c.path, sec, "rates", "must be a list of rates (Hz), only for input_type rates");
@@ -151,7 +160,7 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
           if (!in.contains(key)) throw InputError(c.path, sec, key, "is required for input_type current_clamp");
           const json& x = in[key];
           if (x.is_number())
-            v.push_back(r.number(in, sec, key));
+            v.push_back(JsonReader(c.path, sec).required_number(in, key));
           else if (x.is_array()) {
             for (const json& e : x) {
               if (!e.is_number() || !std::isfinite(e.get<double>()))
@@ -181,10 +190,10 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
 
   // output
   const json out = j.contains("output") ? j["output"] : json::object();
-  c.output_dir = out.contains("output_dir") ? r.string(out, "output", "output_dir")
+  c.output_dir = out.contains("output_dir") ? JsonReader(c.path, "output").required_string(out, "output_dir")
                                             : (fs::path(c.path).parent_path() / "output").string();
   auto out_file = [&](const char* key, const char* dflt) {
-    std::string v = out.contains(key) ? r.string(out, "output", key) : std::string(dflt);
+    std::string v = out.contains(key) ? JsonReader(c.path, "output").required_string(out, key) : std::string(dflt);
     fs::path p(v);
     return p.is_absolute() ? v : (fs::path(c.output_dir) / p).lexically_normal().string();
   };
@@ -198,15 +207,15 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
     for (auto& [name, rep] : j["reports"].items()) {
       const std::string sec = "reports." + name;
       if (rep.contains("enabled") && rep["enabled"].is_boolean() && !rep["enabled"].get<bool>()) continue;
-      std::string module = r.string(rep, sec, "module");
+      std::string module = JsonReader(c.path, sec).required_string(rep, "module");
       if (module != "membrane_report" && module != "multimeter_report")
         throw InputError(c.path, sec, "module", "\"" + module + "\" is not supported (membrane_report)");
-      std::string var = rep.contains("variable_name") ? r.string(rep, sec, "variable_name") : "V_m";
+      std::string var = rep.contains("variable_name") ? JsonReader(c.path, sec).required_string(rep, "variable_name") : "V_m";
       if (var != "V_m") throw InputError(c.path, sec, "variable_name", "only V_m can be recorded");
       VoltageReport vr;
       vr.name = name;
-      vr.node_set = rep.contains("cells") ? r.string(rep, sec, "cells") : "all";
-      std::string fname = rep.contains("file_name") ? r.string(rep, sec, "file_name") : name + ".h5";
+      vr.node_set = rep.contains("cells") ? JsonReader(c.path, sec).required_string(rep, "cells") : "all";
+      std::string fname = rep.contains("file_name") ? JsonReader(c.path, sec).required_string(rep, "file_name") : name + ".h5";
       vr.file = fs::path(fname).is_absolute() ? fname : (fs::path(c.output_dir) / fname).string();
       c.voltage_reports.push_back(vr);
     }

@@ -31,6 +31,16 @@ struct VoltageReport {
   std::string name, node_set, file;  // node_set: a population name or "all"
 };
 
+// run.distribution and run.global_batch_size as written; checked against the launcher by the parallel layer.
+enum class DistributionMode { None, Mpi, Mirrored };
+struct DistributionSpec {
+  bool present = false;  // run.distribution given
+  DistributionMode mode = DistributionMode::None;
+  std::vector<std::string> devices;  // mirrored: one replica per entry
+  int replicas_requested = 0;        // run.distribution.replicas (0: not given)
+  long long global_batch_size = 0;   // run.global_batch_size (0: not given)
+};
+
 struct SimulationConfig {
   std::string path;  // the top config file
   nlohmann::json resolved;
@@ -41,6 +51,7 @@ struct SimulationConfig {
   std::uint32_t seed = 0;
   int batch_size = 1;
   bool double_precision = false;  // run.precision: "float32" (default) or "float64"
+  DistributionSpec distribution;
 
   std::string point_neuron_models_dir, synaptic_models_dir;
   std::vector<NodesEntry> nodes;
@@ -54,7 +65,5 @@ struct SimulationConfig {
   // Loads and validates; every error names the config file and the key.
   static SimulationConfig load(const std::string& path);
 };
-
-std::uint32_t fnv1a32(const std::string& s);
 
 }  // namespace dpointnet

@@ -8,6 +8,7 @@
 
 #include "io/spike_file.hpp"
 #include "util/error.hpp"
+#include "util/hash.hpp"
 #include "util/log.hpp"
 
 namespace dpointnet {

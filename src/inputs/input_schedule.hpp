@@ -1,4 +1,4 @@
-// Host-side preparation of the inputs of virtual populations (MODEL.md section 6).
+// Host-side preparation of the inputs of virtual populations (docs/model.md section 6).
 #pragma once
 #include <cstdint>
 #include <string>

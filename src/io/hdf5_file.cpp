@@ -38,16 +38,6 @@ File File::open_read(const std::string& path) {
   return f;
 }
 
-File File::open_rw(const std::string& path) {
-  silence_errors();
-  if (!std::filesystem::exists(path)) throw InputError(path, "", "", "file does not exist");
-  File f;
-  f.path_ = path;
-  f.file_ = Handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-  if (!f.file_.valid()) throw InputError(path, "", "", "cannot open HDF5 file for writing");
-  return f;
-}
-
 void File::overwrite_double(const std::string& ds, const std::vector<double>& v) {
   if (dataset_length(ds) != v.size()) fail(path_, ds, "length differs from the values to write");
   Handle d(H5Dopen2(file_.id(), ds.c_str(), H5P_DEFAULT), H5Dclose);
@@ -249,9 +239,6 @@ void File::write_uint16(const std::string& ds, const std::vector<std::uint16_t>&
 void File::write_double(const std::string& ds, const std::vector<double>& v, bool gzip) {
   write_raw(ds, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, v.data(), {v.size()}, gzip);
 }
-void File::write_float(const std::string& ds, const std::vector<float>& v, bool gzip) {
-  write_raw(ds, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, v.data(), {v.size()}, gzip);
-}
 void File::write_uint64_2d(const std::string& ds, const std::vector<std::uint64_t>& v, std::size_t rows,
                            std::size_t cols) {
   write_raw(ds, H5T_NATIVE_UINT64, H5T_STD_U64LE, v.data(), {rows, cols}, false);
@@ -286,14 +273,8 @@ void File::write_attr_uint32(const std::string& obj, const std::string& name, co
     fail(path_, obj, "cannot write attribute '" + name + "'");
 }
 
-void File::write_attr_double(const std::string& obj, const std::string& name, const std::vector<double>& v) {
-  hsize_t n = v.size();
-  Handle sp(H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Handle a(H5Acreate_by_name(file_.id(), obj.c_str(), name.c_str(), H5T_IEEE_F64LE, sp.id(), H5P_DEFAULT, H5P_DEFAULT,
-                             H5P_DEFAULT),
-           H5Aclose);
-  if (!a.valid() || H5Awrite(a.id(), H5T_NATIVE_DOUBLE, v.data()) < 0)
-    fail(path_, obj, "cannot write attribute '" + name + "'");
+void File::remove(const std::string& obj) {
+  if (H5Ldelete(file_.id(), obj.c_str(), H5P_DEFAULT) < 0) fail(path_, obj, "cannot remove");
 }
 
 void File::write_sonata_header() {

@@ -31,8 +31,6 @@ class File {
  public:
   // Opens an existing file read-only. Throws InputError naming the file if it is missing or not HDF5.
   static File open_read(const std::string& path);
-  // Opens an existing file for reading and writing.
-  static File open_rw(const std::string& path);
   // Overwrites the values of an existing 1-d float64-compatible dataset (same length).
   void overwrite_double(const std::string& ds, const std::vector<double>& v);
   // Copies an object (group or dataset, recursively) from another file.
@@ -64,7 +62,6 @@ class File {
   void write_uint32(const std::string& ds, const std::vector<std::uint32_t>& v, bool gzip = false);
   void write_uint16(const std::string& ds, const std::vector<std::uint16_t>& v, bool gzip = false);
   void write_double(const std::string& ds, const std::vector<double>& v, bool gzip = false);
-  void write_float(const std::string& ds, const std::vector<float>& v, bool gzip = false);
   // 2-d row-major arrays
   void write_uint64_2d(const std::string& ds, const std::vector<std::uint64_t>& v, std::size_t rows, std::size_t cols);
   void write_double_2d(const std::string& ds, const std::vector<double>& v, std::size_t rows, std::size_t cols);
@@ -72,7 +69,7 @@ class File {
                       bool gzip = false);
   void write_attr_string(const std::string& obj, const std::string& name, const std::string& value);
   void write_attr_uint32(const std::string& obj, const std::string& name, const std::vector<std::uint32_t>& v);
-  void write_attr_double(const std::string& obj, const std::string& name, const std::vector<double>& v);
+  void remove(const std::string& obj);  // unlinks a group or dataset
   // SONATA root attributes: magic 0x0A7A and version [0, 1].
   void write_sonata_header();
   void flush();

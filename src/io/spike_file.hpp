@@ -1,4 +1,4 @@
-// SONATA spike files (SONATA.md section 4): current `/spikes/<pop>/{timestamps,node_ids}` and legacy
+// SONATA spike files (docs/simulation.md): current `/spikes/<pop>/{timestamps,node_ids}` and legacy
 // `/spikes/{gids,timestamps}` layouts, units ms or s; writing in the BMTK layout.
 #pragma once
 #include <cstdint>

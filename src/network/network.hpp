@@ -1,4 +1,4 @@
-// The assembled network on the host, in normalized units (MODEL.md section 2), ready to go to the device.
+// The assembled network on the host (neurons in normalized units, docs/model.md), ready to go to the device.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -28,8 +28,7 @@ struct Projection {
   std::vector<std::int64_t> target;  // global neuron index
   std::vector<int> channel;
   std::vector<int> delay_steps;
-  std::vector<double> weight_pA;  // syn_weight * nsyns
-  std::vector<double> weight;     // normalized: weight_pA / vs[target]
+  std::vector<double> weight_pA;  // initial weights as read: syn_weight * nsyns (the live weights are on the device)
   std::vector<double> nsyns;      // multiplicity (1 when absent), for export
   // provenance, for export: the SONATA edge population and row of every edge
   std::vector<int> edge_population;
@@ -53,6 +52,14 @@ struct Network {
   std::vector<std::int64_t> neuron_node_id;
   std::vector<Projection> projections;  // [0] is the recurrent projection (possibly empty)
   std::vector<EdgePopulationInfo> edge_populations;
+
+  // The one conversion between pA and normalized weights: w = w_pA / vs of the target (docs/model.md).
+  double to_normalized(std::int64_t target, double w_pA) const;
+  double to_pA(std::int64_t target, double w) const;
+  // A projection's initial weights, normalized, in read order.
+  std::vector<double> initial_weights(int projection) const;
+  // Derived sizes once neurons and projections are in: n_channels (R) and max_delay (D).
+  void finalize();
 
   const Population* find_population(const std::string& name) const;
   int projection_of(const std::string& virtual_population) const;  // -1 if none

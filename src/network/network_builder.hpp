@@ -1,4 +1,4 @@
-// Reads the SONATA circuit named by a simulation config into a Network (SONATA.md sections 2, 3).
+// Reads the SONATA circuit named by a simulation config into a Network (docs/simulation.md).
 #pragma once
 #include "config/simulation_config.hpp"
 #include "network/network.hpp"

@@ -1,6 +1,7 @@
 #include "network/neuron_model.hpp"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "util/error.hpp"
 

@@ -1,6 +1,6 @@
-// Neuron models (MODEL.md sections 1, 2, 10): NEST parameters in, normalized per-step constants out.
+// Neuron models (docs/model.md sections 1, 2, 10): NEST parameters in, normalized per-step constants out.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -19,7 +19,7 @@ struct NeuronParams {
   std::vector<double> tau_syn;  // glif_psc: one per receptor port; iaf_psc_alpha: {tau_syn_ex, tau_syn_in}
 };
 
-// Per-neuron constants in normalized units (MODEL.md section 2).
+// Per-neuron constants in normalized units (docs/model.md section 2).
 struct DerivedNeuron {
   double vs = 1;                       // V_th - E_L (mV)
   double E_L = 0;                      // mV, to convert v back to V_m

@@ -1,15 +1,18 @@
-// The forward simulator: MODEL.md section 4 over a batch of samples on one Kokkos execution space.
+// The forward simulator (docs/model.md, "One time step") over a batch of samples on one Kokkos execution space
+// instance.
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
+#include "device/edge_layout.hpp"
+#include "device/inputs.hpp"
+#include "device/model_constants.hpp"
 #include "inputs/input_schedule.hpp"
-#include "kernels/inputs.hpp"
-#include "kernels/neuron_step.hpp"
-#include "kernels/propagate.hpp"
 #include "network/network.hpp"
 
 namespace dpointnet {
@@ -37,7 +40,9 @@ class Simulator {
  public:
   using MemSpace = typename ExecSpace::memory_space;
 
-  Simulator(const Network& net, const std::vector<PreparedInput>& inputs, const SimOptions& opt);
+  // Kernels are launched on `space`. Weights start from the network's initial weights.
+  Simulator(const ExecSpace& space, const Network& net, const std::vector<PreparedInput>& inputs,
+            const SimOptions& opt);
   ~Simulator();
 
   void reset();  // all state zero, step counter 0
@@ -47,25 +52,38 @@ class Simulator {
   void run(std::int64_t steps, const std::function<void(const RecordedChunk&)>& sink);
   std::int64_t current_step() const { return t_; }
 
-  // ---- for the trainer: time-checkpoint snapshots, per-step hooks, access to weights and constants ----
-  struct Snapshot {
-    kernels::NeuronState<Real, MemSpace> state;
-    kernels::SpikeRing<MemSpace> z_ring;
-    std::vector<kernels::CountRing<MemSpace>> input_rings;
+  // ---- for the trainer: segment snapshots (BPTT time checkpointing), per-step hooks, weights ----
+  struct SegmentSnapshot {
+    device::NeuronState<Real, MemSpace> state;
+    device::SpikeRing<MemSpace> z_ring;
+    std::vector<device::CountRing<MemSpace>> input_rings;
     std::int64_t t = 0;
   };
-  Snapshot make_snapshot() const;  // allocates
-  void save(Snapshot& s) const;    // copies the current state into s
-  void restore(const Snapshot& s);
+  SegmentSnapshot make_snapshot() const;  // allocates
+  void save(SegmentSnapshot& s) const;    // copies the current state into s
+  void restore(const SegmentSnapshot& s);
   // Called after every step with the step index and the ring slot (t mod D) that holds its spikes/inputs.
   void set_step_hook(std::function<void(std::int64_t, int)> hook) { hook_ = std::move(hook); }
-  kernels::GroupedEdges<Real, MemSpace>& recurrent_edges() { return recurrent_; }
+
+  // Edge sets: 0 is the recurrent projection, 1 + k the projection of input k. Their weights live here, on the
+  // device, in grouped order; file_order(s)[k] is the read-order index of grouped edge k.
+  int n_edge_sets() const { return 1 + static_cast<int>(inputs_.size()); }
+  device::GroupedEdges<Real, MemSpace>& edges(int s);
+  const device::GroupedEdges<Real, MemSpace>& edges(int s) const;
+  const std::vector<std::int64_t>& file_order(int s) const;
+  int projection(int s) const;  // index into Network::projections
+  // Host copies in read order of any per-edge view of edge set s (weights, or a trainer's per-edge state).
+  template <class View>
+  std::vector<double> to_read_order(int s, const View& v) const;
+  template <class View>
+  void from_read_order(int s, const std::vector<double>& values, View& v) const;
+
   int n_inputs() const { return static_cast<int>(inputs_.size()); }
-  kernels::GroupedEdges<Real, MemSpace>& input_edges(int k);
   const PreparedInput& input_spec(int k) const;
-  const kernels::CountRing<MemSpace>& input_ring(int k) const;
-  const kernels::SpikeRing<MemSpace>& z_ring() const { return z_ring_; }
-  const kernels::NeuronConstants<Real, MemSpace>& constants() const { return k_; }
+  const device::CountRing<MemSpace>& input_ring(int k) const;
+  const device::SpikeRing<MemSpace>& z_ring() const { return z_ring_; }
+  const device::NeuronConstants<Real, MemSpace>& constants() const { return k_; }
+  const ExecSpace& space() const { return space_; }
   int max_delay() const { return D_; }
   int n_channels() const { return R_; }
   double dt() const { return dt_; }
@@ -73,7 +91,7 @@ class Simulator {
 
   int batch_size() const { return B_; }
   std::int64_t n_neurons() const { return N_; }
-  const kernels::NeuronState<Real, MemSpace>& state() const { return state_; }
+  const device::NeuronState<Real, MemSpace>& state() const { return state_; }
   // Total synaptic events (edge additions) since reset, when counting is enabled (benchmarks).
   void set_count_events(bool on) { count_events_ = on; }
   double events() const { return events_; }
@@ -82,16 +100,18 @@ class Simulator {
   void step_once(int rec_index);
   struct InputRuntime;
 
+  ExecSpace space_;
   int B_, R_, D_;
   std::int64_t N_;
   double dt_;
   std::int64_t t_ = 0;
   SimOptions opt_;
-  kernels::NeuronConstants<Real, MemSpace> k_;
-  kernels::NeuronState<Real, MemSpace> state_;
+  device::NeuronConstants<Real, MemSpace> k_;
+  device::NeuronState<Real, MemSpace> state_;
   Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u_;
-  kernels::SpikeRing<MemSpace> z_ring_;
-  kernels::GroupedEdges<Real, MemSpace> recurrent_;
+  device::SpikeRing<MemSpace> z_ring_;
+  device::GroupedEdges<Real, MemSpace> recurrent_;
+  std::vector<std::int64_t> recurrent_order_;
   std::vector<std::unique_ptr<InputRuntime>> inputs_;
   Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, MemSpace> rec_z_;
   Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> rec_v_;
@@ -107,9 +127,28 @@ class Simulator {
   double events_ = 0;
 };
 
-// Groups a projection's edges by (source, delay) for the event-driven forward pass.
-template <class Real, class MemSpace>
-kernels::GroupedEdges<Real, MemSpace> group_edges(const Projection& p, int max_delay, std::int64_t n_targets,
-                                                  const std::string& label);
+template <class Real, class ExecSpace>
+template <class View>
+std::vector<double> Simulator<Real, ExecSpace>::to_read_order(int s, const View& v) const {
+  const auto& order = file_order(s);
+  std::vector<double> out(order.size(), 0.0);
+  if (v.extent(0) != order.size()) return out;
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  for (std::size_t k = 0; k < order.size(); ++k) out[static_cast<std::size_t>(order[k])] = static_cast<double>(h(k));
+  return out;
+}
+
+template <class Real, class ExecSpace>
+template <class View>
+void Simulator<Real, ExecSpace>::from_read_order(int s, const std::vector<double>& values, View& v) const {
+  const auto& order = file_order(s);
+  if (v.extent(0) != values.size() || values.size() != order.size())
+    throw std::runtime_error("edge set " + std::to_string(s) + ": " + std::to_string(values.size()) +
+                             " values for " + std::to_string(v.extent(0)) + " edges");
+  auto h = Kokkos::create_mirror_view(v);
+  for (std::size_t k = 0; k < order.size(); ++k)
+    h(k) = static_cast<typename View::non_const_value_type>(values[static_cast<std::size_t>(order[k])]);
+  Kokkos::deep_copy(v, h);
+}
 
 }  // namespace dpointnet

@@ -3,46 +3,12 @@
 #include <cmath>
 
 #include "util/error.hpp"
+#include "util/json_reader.hpp"
 
 using nlohmann::json;
 
 namespace dpointnet {
 
-namespace {
-struct KeyReader {
-  const std::string& file;
-  std::string section;
-  double number(const json& o, const char* key, double dflt, bool positive = false, bool nonneg = false) const {
-    if (!o.contains(key) || o[key].is_null()) return dflt;
-    if (!o[key].is_number() || !std::isfinite(o[key].get<double>()))
-      throw InputError(file, section, key, "must be a finite number, got " + o[key].dump());
-    const double v = o[key].get<double>();
-    if (positive && !(v > 0)) throw InputError(file, section, key, "must be > 0, got " + o[key].dump());
-    if (nonneg && v < 0) throw InputError(file, section, key, "must be >= 0, got " + o[key].dump());
-    return v;
-  }
-  std::int64_t integer(const json& o, const char* key, std::int64_t dflt, std::int64_t min) const {
-    if (!o.contains(key)) return dflt;
-    if (!o[key].is_number_integer() || o[key].get<std::int64_t>() < min)
-      throw InputError(file, section, key, "must be an integer >= " + std::to_string(min) + ", got " + o[key].dump());
-    return o[key].get<std::int64_t>();
-  }
-  std::string string(const json& o, const char* key, const std::string& dflt) const {
-    if (!o.contains(key)) return dflt;
-    if (!o[key].is_string()) throw InputError(file, section, key, "must be a string, got " + o[key].dump());
-    return o[key].get<std::string>();
-  }
-};
-
-void reject_unknown(const json& o, const std::string& file, const std::string& section,
-                    std::initializer_list<const char*> known) {
-  for (auto& [k, v] : o.items()) {
-    bool ok = false;
-    for (const char* n : known) ok = ok || k == n;
-    if (!ok) throw InputError(file, section, k, "is not a known key");
-  }
-}
-}  // namespace
 
 TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) {
   TrainConfig t;
@@ -50,11 +16,9 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   if (!cfg.resolved.contains("train") || !cfg.resolved["train"].is_object())
     throw InputError(f, "", "train", "section is required for training");
   const json& j = cfg.resolved["train"];
-  reject_unknown(
-      j, f, "train",
-      {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate", "voltage_gradient_dampening",
+  JsonReader(f, "train").reject_unknown(j, {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate", "voltage_gradient_dampening",
        "recurrent_dampening_factor", "trainable", "losses", "optimizer", "save_checkpoint_every", "log_every"});
-  KeyReader r{f, "train"};
+  const JsonReader r(f, "train");
   if (j.contains("epochs") || j.contains("steps_per_epoch")) {
     if (j.contains("steps")) throw InputError(f, "train", "steps", "give either steps or epochs x steps_per_epoch");
     t.steps = r.integer(j, "epochs", 1, 1) * r.integer(j, "steps_per_epoch", 1, 1);
@@ -64,20 +28,20 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   t.checkpoint_interval = static_cast<int>(r.integer(j, "checkpoint_interval", 25, 1));
   t.save_checkpoint_every = r.integer(j, "save_checkpoint_every", 0, 0);
   t.log_every = r.integer(j, "log_every", 1, 1);
-  t.voltage_gradient_dampening = r.number(j, "voltage_gradient_dampening", 0.5, false, true);
-  t.recurrent_dampening_factor = r.number(j, "recurrent_dampening_factor", 0.1, false, true);
+  t.voltage_gradient_dampening = r.number(j, "voltage_gradient_dampening", 0.5, JsonReader::Range::NonNegative);
+  t.recurrent_dampening_factor = r.number(j, "recurrent_dampening_factor", 0.1, JsonReader::Range::NonNegative);
   if (t.voltage_gradient_dampening > 1) throw InputError(f, "train", "voltage_gradient_dampening", "must be in [0, 1]");
   if (j.contains("surrogate")) {
     const json& s = j["surrogate"];
-    KeyReader rs{f, "train.surrogate"};
-    reject_unknown(s, f, "train.surrogate", {"type", "dampening_factor", "sigma"});
+    const JsonReader rs(f, "train.surrogate");
+    JsonReader(f, "train.surrogate").reject_unknown(s, {"type", "dampening_factor", "sigma"});
     const std::string type = rs.string(s, "type", "triangle");
     if (type == "gauss")
       t.surrogate = SurrogateKind::Gauss;
     else if (type != "triangle")
       throw InputError(f, "train.surrogate", "type", "\"" + type + "\" is not supported (triangle or gauss)");
-    t.dampening_factor = rs.number(s, "dampening_factor", 0.1, false, true);
-    t.sigma = rs.number(s, "sigma", 0.28, true);
+    t.dampening_factor = rs.number(s, "dampening_factor", 0.1, JsonReader::Range::NonNegative);
+    t.sigma = rs.number(s, "sigma", 0.28, JsonReader::Range::Positive);
   }
   // trainable surfaces
   t.trainable["recurrent"] = true;
@@ -100,14 +64,14 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   for (std::size_t q = 0; q < j["losses"].size(); ++q) {
     const json& l = j["losses"][q];
     const std::string sec = "train.losses[" + std::to_string(q) + "]";
-    KeyReader rl{f, sec};
+    const JsonReader rl(f, sec);
     if (!l.is_object()) throw InputError(f, sec, "", "must be an object");
     LossSpec s;
     const std::string type = rl.string(l, "type", "");
     if (type == "TargetFiringRate") {
       s.kind = LossKind::TargetFiringRate;
-      reject_unknown(l, f, sec, {"type", "cost", "target", "target_by_node_type", "unit"});
-      s.target = rl.number(l, "target", 0.0, false, true);
+      JsonReader(f, sec).reject_unknown(l, {"type", "cost", "target", "target_by_node_type", "unit"});
+      s.target = rl.number(l, "target", 0.0, JsonReader::Range::NonNegative);
       const std::string unit = rl.string(l, "unit", "Hz");
       if (unit == "spikes_per_step")
         s.per_step = true;
@@ -138,7 +102,7 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
       }
     } else if (type == "VoltageRegularization") {
       s.kind = LossKind::VoltageRegularization;
-      reject_unknown(l, f, sec, {"type", "cost", "mode"});
+      JsonReader(f, sec).reject_unknown(l, {"type", "cost", "mode"});
       const std::string mode = rl.string(l, "mode", "range");
       if (mode == "threshold")
         s.threshold_mode = true;
@@ -146,7 +110,7 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
         throw InputError(f, sec, "mode", "\"" + mode + "\" is not supported (range or threshold)");
     } else if (type == "WeightRegularization") {
       s.kind = LossKind::WeightRegularization;
-      reject_unknown(l, f, sec, {"type", "cost"});
+      JsonReader(f, sec).reject_unknown(l, {"type", "cost"});
     } else {
       throw InputError(f, sec, "type",
                        "\"" + type +
@@ -154,7 +118,7 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
                            "WeightRegularization)");
     }
     if (!l.contains("cost")) throw InputError(f, sec, "cost", "is required");
-    s.cost = rl.number(l, "cost", 1.0, false, true);
+    s.cost = rl.number(l, "cost", 1.0, JsonReader::Range::NonNegative);
     const int n = ++seen[type];
     s.name = n == 1 ? type : type + "_" + std::to_string(n);
     if (n == 2) {  // rename the first one too, so names are unambiguous
@@ -165,15 +129,15 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   }
   if (j.contains("optimizer")) {
     const json& o = j["optimizer"];
-    KeyReader ro{f, "train.optimizer"};
-    reject_unknown(o, f, "train.optimizer", {"type", "lr", "beta1", "beta2", "epsilon", "clip_global_norm"});
+    const JsonReader ro(f, "train.optimizer");
+    JsonReader(f, "train.optimizer").reject_unknown(o, {"type", "lr", "beta1", "beta2", "epsilon", "clip_global_norm"});
     const std::string type = ro.string(o, "type", "adam");
     if (type != "adam") throw InputError(f, "train.optimizer", "type", "\"" + type + "\" is not supported (adam)");
-    t.lr = ro.number(o, "lr", 1e-3, true);
-    t.beta1 = ro.number(o, "beta1", 0.9, false, true);
-    t.beta2 = ro.number(o, "beta2", 0.999, false, true);
-    t.epsilon = ro.number(o, "epsilon", 1e-11, true);
-    t.clip_global_norm = ro.number(o, "clip_global_norm", 0.0, false, true);
+    t.lr = ro.number(o, "lr", 1e-3, JsonReader::Range::Positive);
+    t.beta1 = ro.number(o, "beta1", 0.9, JsonReader::Range::NonNegative);
+    t.beta2 = ro.number(o, "beta2", 0.999, JsonReader::Range::NonNegative);
+    t.epsilon = ro.number(o, "epsilon", 1e-11, JsonReader::Range::Positive);
+    t.clip_global_norm = ro.number(o, "clip_global_norm", 0.0, JsonReader::Range::NonNegative);
     if (t.beta1 >= 1) throw InputError(f, "train.optimizer", "beta1", "must be < 1");
     if (t.beta2 >= 1) throw InputError(f, "train.optimizer", "beta2", "must be < 1");
   }

@@ -1,5 +1,5 @@
-// The single-replica trainer: forward with time-checkpoint snapshots, segment recompute, BPTT, Adam.
-// Free of MPI: sample-parallel training wraps it.
+// The single-replica trainer: forward pass with segment snapshots, segment recompute, BPTT, Adam.
+// Free of MPI: the parallel layer wraps it.
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <memory>
@@ -7,22 +7,23 @@
 #include <vector>
 
 #include "config/simulation_config.hpp"
-#include "kernels/backward.hpp"
+#include "device/adjoint.hpp"
 #include "network/network.hpp"
 #include "sim/simulator.hpp"
+#include "train/losses.hpp"
 #include "train/train_config.hpp"
 
 namespace dpointnet {
 
-// One trainable (or frozen) weight surface: "recurrent" or a virtual population's input weights.
+// One trainable (or frozen) weight surface: "recurrent" or a virtual population's input weights. The weights
+// themselves are the simulator's (edge set `set`); the surface holds the optimizer state beside them.
 template <class Real, class MemSpace>
 struct Surface {
   std::string name;
-  int projection = 0;  // index into Network::projections
+  int set = 0;  // the simulator's edge set
   bool trainable = false;
-  kernels::GroupedEdges<Real, MemSpace>* edges = nullptr;  // owned by the simulator; weights updated in place
-  Kokkos::View<Real*, MemSpace> w0, m, v;                  // initial weights, Adam moments (grouped order)
-  Kokkos::View<double*, MemSpace> grad;                    // dL/dw (grouped order)
+  Kokkos::View<Real*, MemSpace> w0, m, v;  // initial weights, Adam moments (grouped order)
+  Kokkos::View<double*, MemSpace> grad;    // dL/dw (grouped order)
 };
 
 struct StepMetrics {
@@ -43,24 +44,23 @@ class Trainer {
  public:
   using MemSpace = typename ExecSpace::memory_space;
 
-  Trainer(const Network& net, const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg,
-          const TrainConfig& tc, int batch_size);
+  Trainer(const ExecSpace& space, const Network& net, const std::vector<PreparedInput>& inputs,
+          const SimulationConfig& cfg, const TrainConfig& tc, int batch_size);
   ~Trainer();
 
   // Loss and gradients of one batch (global sample indices first_sample .. first_sample + B - 1).
   StepMetrics compute_gradient(std::int64_t first_sample);
   // Clipping (optional), Adam, sign constraint on the trainable surfaces.
   void apply_update();
-  // compute_gradient + apply_update for update number `adam_step_` + 1, on its samples.
+  // compute_gradient + apply_update for update number `adam_step_` + 1, on its samples (serial schedule).
   StepMetrics train_step();
 
-  // ---- for sample-parallel training (the distribution layer wraps the trainer) ----
+  // ---- for sample-parallel training (the parallel layer wraps the trainer) ----
   // All trainable gradients as one dense FP32 buffer in canonical order (trainable surfaces in order, edges in
-  // the grouped order). The staging buffers are allocated once; the pointer stays valid for the trainer's life.
+  // grouped order). The staging buffers are allocated once; the pointer stays valid for the trainer's life.
   std::size_t packed_size() const;
   float* pack_gradients();
-  // gradient = packed * scale (e.g. the sum over replicas times 1/replicas); the norm used for clipping is
-  // recomputed from it.
+  // gradient = packed * scale (e.g. the sum over replicas times 1/replicas); the clipping norm is recomputed.
   void unpack_gradients(const float* packed, double scale);
   double last_grad_norm() const { return last_grad_norm_; }
   // Checks: per sample b, the terminal v' of every neuron then its spike count, of the last forward pass
@@ -73,7 +73,7 @@ class Trainer {
   int n_surfaces() const { return static_cast<int>(surfaces_.size()); }
   const std::string& surface_name(int s) const { return surfaces_[static_cast<std::size_t>(s)].name; }
   bool surface_trainable(int s) const { return surfaces_[static_cast<std::size_t>(s)].trainable; }
-  int surface_projection(int s) const { return surfaces_[static_cast<std::size_t>(s)].projection; }
+  int surface_projection(int s) const { return sim_->projection(surfaces_[static_cast<std::size_t>(s)].set); }
   // Host copies in the projection's read (file) order, normalized units.
   enum class Field { Weight, InitialWeight, AdamM, AdamV, Gradient };
   std::vector<double> get(int s, Field f) const;
@@ -82,27 +82,31 @@ class Trainer {
  private:
   void forward_with_snapshots();
   void backward();
-  void reset_accumulators();
+  void reverse_step(std::int64_t t, std::int64_t t0);
+  double weight_regularizer();  // adds its gradient; returns sum of (w - w0)^2 over trainable edges
+  Kokkos::View<Real*, MemSpace>& weights(Surface<Real, MemSpace>& s) { return sim_->edges(s.set).weight; }
 
+  ExecSpace space_;
   const Network& net_;
   TrainConfig tc_;
-  int B_, C_, D_, R_;
+  std::vector<std::unique_ptr<Loss>> losses_;
+  RegularizerScales scales_;
+  int B_, C_, D_, R_;  // C_: steps per segment (checkpoint_interval, at most T)
   std::int64_t N_, T_;
-  std::int64_t adam_step_ = 0;
+  std::int64_t adam_step_ = 0, n_trainable_ = 0;
   std::unique_ptr<Simulator<Real, ExecSpace>> sim_;
   std::vector<Surface<Real, MemSpace>> surfaces_;
-  std::vector<typename Simulator<Real, ExecSpace>::Snapshot> snapshots_;
-  kernels::Adjoint<Real, MemSpace> adj_;
-  kernels::BackwardParams bp_;
+  std::vector<typename Simulator<Real, ExecSpace>::SegmentSnapshot> segment_snapshots_;
+  device::Adjoint<Real, MemSpace> adj_;
+  device::BackwardParams bp_;
   Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (b, i)
-  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> target_;        // per (1, i) rate target per TFR loss
   double vreg_range_sum_ = 0, vreg_threshold_sum_ = 0;                  // raw sums over (b, t, i)
   double last_grad_norm_ = 0;
   double t_recompute_ = 0, t_backward_ = 0, t_update_ = 0;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> terminal_v_;
   Kokkos::View<float*, MemSpace> packed_;
   typename Kokkos::View<float*, MemSpace>::HostMirror packed_host_;
-  // segment records
+  // records of the recomputed segment: v and r per step, and the activity of the D steps before it and its own
   Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> v_rec_;
   Kokkos::View<std::int16_t***, Kokkos::LayoutRight, MemSpace> r_rec_;
   Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, MemSpace> z_ext_;

@@ -31,7 +31,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import CaseFailure  # noqa: E402
 
-DEFAULT_DATA = os.environ.get("DPOINTNET_BMTK_DIR", "/work/shared/data/bmtk")
+# The BMTK example vendored in tests/data/bmtk, found from this script's own location.
+DEFAULT_DATA = os.environ.get("DPOINTNET_BMTK_DIR", os.path.normpath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "bmtk")))
 EXAMPLE = "point_450glifs"
 COMPONENTS = "point_components"
 
@@ -376,8 +378,9 @@ def check_no_output(s, problems, checks):
 def run_case(name, binary, data_dir, keep):
     spec = CASES[name]
     if not os.path.isdir(os.path.join(data_dir, EXAMPLE)) or not os.path.isdir(os.path.join(data_dir, COMPONENTS)):
-        raise CaseFailure("the shared example data is missing: expected %s and %s (set --data or "
-                          "DPOINTNET_BMTK_DIR); this test cannot run without it" %
+        raise CaseFailure("the BMTK example data is missing: expected %s and %s (the default is the copy "
+                          "vendored in tests/data/bmtk; --data or DPOINTNET_BMTK_DIR override it); this test "
+                          "cannot run without it" %
                           (os.path.join(data_dir, EXAMPLE), os.path.join(data_dir, COMPONENTS)))
 
     def body(root, problems, checks):

@@ -3,7 +3,7 @@
 # mutation and expects exit code 2, an error naming the file (the config, or the checkpoint for the --resume
 # cases) and the offending key, and nothing written to the output directory. valid_train is the control.
 # Include from tests/CMakeLists.txt: include(${CMAKE_CURRENT_SOURCE_DIR}/bad_inputs/cases_train.cmake)
-# The case list must match `bad_train.py --list`. No shared data is needed.
+# The case list must match `bad_train.py --list`. No BMTK example data is needed.
 foreach(case
     valid_train unknown_loss negative_cost missing_cost batch_size_zero nonexistent_surface trainable_not_bool
     unknown_optimizer negative_lr beta1_ge_1 unknown_surrogate unknown_train_key steps_zero

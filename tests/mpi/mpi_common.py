@@ -20,8 +20,12 @@ def run(cmd, check=True, timeout=600):
     return r
 
 
+# The launcher: DPOINTNET_MPIRUN (tests/CMakeLists.txt sets it to the one found at configure time), else mpirun.
+MPIRUN = os.environ.get("DPOINTNET_MPIRUN") or "mpirun"
+
+
 def mpirun(n, args, **kw):
-    return run(["mpirun", "-n", str(n), "--oversubscribe"] + args, **kw)
+    return run([MPIRUN, "-n", str(n), "--oversubscribe"] + args, **kw)
 
 
 def make_network(binary, out, neurons=60, seed=4):
@@ -63,12 +67,39 @@ def rel_l2(a, b):
     return float(np.linalg.norm(a - b) / d) if d > 0 else float(np.linalg.norm(a - b))
 
 
-def parse_binaries():
+def parse_binaries(mpi_required=True):
     """The command line every MPI test takes: --bin (serial driver) and --mpi-bin (MPI driver)."""
     import argparse
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--mpi-bin", required=True)
+    ap.add_argument("--mpi-bin", required=mpi_required)
+    return ap
+
+
+def rank_list(text):
+    """Parses --ranks: a comma-separated list of positive rank counts ('' for none)."""
+    import argparse
+    try:
+        ranks = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of rank counts: '{text}'")
+    if any(n < 1 for n in ranks):
+        raise argparse.ArgumentTypeError(f"rank counts must be positive: '{text}'")
+    return ranks
+
+
+def add_ranks(ap, default, divides=None):
+    """--ranks N: the one mpirun rank count of this run (tests/CMakeLists.txt registers .np1, .np2 and .np4
+    entries, each running a single rank count). With divides, N must divide it (the global batch)."""
+    def one(text):
+        import argparse
+        ranks = rank_list(text)
+        if len(ranks) != 1 or (divides is not None and divides % ranks[0] != 0):
+            raise argparse.ArgumentTypeError(
+                f"--ranks takes one rank count{f' dividing {divides}' if divides else ''}: '{text}'")
+        return ranks[0]
+    ap.add_argument("--ranks", type=one, default=default, metavar="N",
+                    help=f"mpirun -n rank count (default {default})")
     return ap
 
 

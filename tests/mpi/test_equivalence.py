@@ -7,8 +7,14 @@ three consecutive updates, every surface's gradient of the first, and the weight
 that the logged sample ranges of every rank/replica are disjoint and cover each global batch, and that only
 the chief wrote output.
 
-  test_equivalence.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi
+  test_equivalence.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--ranks 1,2,4] [--[no-]mirrored]
+
+--ranks: the mpirun rank counts to compare with the serial run (each dividing the global batch 8; '' for none);
+default 1,2,4. --mirrored: also compare mirrored 2 x 4 (the serial driver); default: only when --ranks is not
+given. tests/CMakeLists.txt registers mpi.equivalence.np1/np2/np4 (--ranks N --no-mirrored) and
+train.mirrored_equivalence (--ranks '' --mirrored, which needs no --mpi-bin).
 """
+import argparse
 import os
 import re
 import shutil
@@ -18,12 +24,29 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_common import make_network, mpirun, parse_binaries, read_h5, rel_l2, report, run, train_config  # noqa: E402
+from mpi_common import (make_network, mpirun, parse_binaries, rank_list, read_h5, rel_l2, report, run,  # noqa: E402
+                        train_config)
+
+GLOBAL_BATCH = 8
 
 
 def main():
-    ap = parse_binaries()
+    ap = parse_binaries(mpi_required=False)
+    ap.add_argument("--ranks", type=rank_list, default=None,
+                    help="comma-separated mpirun rank counts (default 1,2,4; '' for none)")
+    ap.add_argument("--mirrored", action=argparse.BooleanOptionalAction, default=None,
+                    help="also compare mirrored 2 x 4 (default: only when --ranks is not given)")
     a = ap.parse_args()
+    mirrored = a.mirrored if a.mirrored is not None else a.ranks is None
+    ranks = a.ranks if a.ranks is not None else [1, 2, 4]
+    if any(GLOBAL_BATCH % n for n in ranks):
+        ap.error(f"every rank count must divide the global batch {GLOBAL_BATCH}: {ranks}")
+    if ranks and not a.mpi_bin:
+        ap.error("--mpi-bin is required when --ranks names a rank count")
+    if not ranks and not mirrored:
+        ap.error("nothing to compare: no rank counts and --no-mirrored")
+    others = [f"mpirun -n {n} local {GLOBAL_BATCH // n}" for n in ranks] + (["mirrored 2 x 4"] if mirrored else [])
+    print(f"  comparing serial batch {GLOBAL_BATCH} with: " + ", ".join(others), flush=True)
     tmp = tempfile.mkdtemp(prefix="dpointnet_mpi_eq_")
     fails = []
     try:
@@ -31,22 +54,25 @@ def main():
         make_network(a.bin, net)
         K = "3"
         runs = {}
-        cfg = train_config(os.path.join(tmp, "serial.json"), net, os.path.join(tmp, "o_serial"), 8)
+        cfg = train_config(os.path.join(tmp, "serial.json"), net, os.path.join(tmp, "o_serial"), GLOBAL_BATCH)
         run([a.bin, "train", cfg, "--gradient-check", os.path.join(tmp, "serial.h5"), "--gradient-check-updates", K])
         runs["serial batch 8"] = os.path.join(tmp, "serial.h5")
         logs = {}
-        for n, b in ((1, 8), (2, 4), (4, 2)):
+        for n in ranks:
+            b = GLOBAL_BATCH // n
             cfg = train_config(os.path.join(tmp, f"mpi{n}.json"), net, os.path.join(tmp, f"o_mpi{n}"), b,
-                               distribution={"mode": "mpi"}, global_batch=8)
+                               distribution={"mode": "mpi"}, global_batch=GLOBAL_BATCH)
             r = mpirun(n, [a.mpi_bin, "train", cfg, "--gradient-check", os.path.join(tmp, f"mpi{n}.h5"),
                            "--gradient-check-updates", K])
             runs[f"mpirun -n {n} local {b}"] = os.path.join(tmp, f"mpi{n}.h5")
             logs[n] = r.stderr
-        cfg = train_config(os.path.join(tmp, "mirrored.json"), net, os.path.join(tmp, "o_mirrored"), 4,
-                           distribution={"mode": "mirrored", "devices": ["cpu", "cpu"]})
-        r = run([a.bin, "train", cfg, "--gradient-check", os.path.join(tmp, "mirrored.h5"), "--gradient-check-updates", K])
-        runs["mirrored 2 x 4"] = os.path.join(tmp, "mirrored.h5")
-        logs["mirrored"] = r.stderr
+        if mirrored:
+            cfg = train_config(os.path.join(tmp, "mirrored.json"), net, os.path.join(tmp, "o_mirrored"), 4,
+                               distribution={"mode": "mirrored", "devices": ["cpu", "cpu"]})
+            r = run([a.bin, "train", cfg, "--gradient-check", os.path.join(tmp, "mirrored.h5"),
+                     "--gradient-check-updates", K])
+            runs["mirrored 2 x 4"] = os.path.join(tmp, "mirrored.h5")
+            logs["mirrored"] = r.stderr
         ref = read_h5(runs["serial batch 8"])
         worst = 0.0
         for name, path in runs.items():
@@ -83,7 +109,7 @@ def main():
                 fails.append(f"{n}: ownership log incomplete: {sorted(per_update)}")
             for upd, rs in per_update.items():
                 covered = sorted(x for lo, hi, _, _ in rs for x in range(lo, hi))
-                if covered != list(range((upd - 1) * 8, upd * 8)):
+                if covered != list(range((upd - 1) * GLOBAL_BATCH, upd * GLOBAL_BATCH)):
                     fails.append(f"{n}: update {upd} samples {covered}")
             print(f"  ownership {n}: " + "; ".join(f"update {u}: " + ", ".join(f"r{r}.{p}=[{lo},{hi})" for lo, hi, r, p in sorted(rs, key=lambda x: x[0])) for u, rs in sorted(per_update.items())))
         # only the chief wrote (gradient-check writes just the chief's file; no output directories at all)

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """The bundled example configs (input/v1_example_train.json and input/v1_example_train_mpi.json) differ only by
-the run.distribution block, and both run: serially and under `mpirun -n 2` (2 updates each, on the example
-network generated into a temporary directory).
+the run.distribution block, and both run: serially and under `mpirun -n N` (--ranks N, default 2; 2 updates
+each, on the example network generated into a temporary directory).
 
-  test_example_config.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi
+  test_example_config.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--ranks N]
+
+tests/CMakeLists.txt registers mpi.example_config.np1/np2/np4.
 """
 import json
 import os
@@ -12,13 +14,13 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_common import mpirun, parse_binaries, report, run  # noqa: E402
+from mpi_common import add_ranks, mpirun, parse_binaries, report, run  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def main():
-    ap = parse_binaries()
+    ap = add_ranks(parse_binaries(), 2)
     a = ap.parse_args()
     serial = json.load(open(os.path.join(REPO, "input", "v1_example_train.json")))
     mpi = json.load(open(os.path.join(REPO, "input", "v1_example_train_mpi.json")))
@@ -38,11 +40,12 @@ def main():
             if name == "serial":
                 run([a.bin, "train", path, "--no-progress", "--stop-after", "2"])
             else:
-                mpirun(2, [a.mpi_bin, "train", path, "--no-progress", "--stop-after", "2"])
+                mpirun(a.ranks, [a.mpi_bin, "train", path, "--no-progress", "--stop-after", "2"])
             if not os.path.exists(os.path.join(tmp, "out_" + name, "checkpoints", "step_2.h5")):
                 fails.append(f"{name}: no checkpoint after 2 updates")
             else:
-                print(f"  {name}: 2 updates done")
+                how = "serial driver" if name == "serial" else f"mpirun -n {a.ranks}"
+                print(f"  {name} ({how}): 2 updates done")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return report(fails)

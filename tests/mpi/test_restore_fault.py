@@ -1,15 +1,19 @@
 #!/usr/bin/python3
 """MPI restore, chief-only outputs and fault injection (issue 4, evidence 2, 3, 4), with real processes.
 
-1. 2 ranks x batch 4 train 6 updates straight; a second 2-rank job stops after 3 (--stop-after 3); a new
-   2-rank job resumes from that checkpoint and finishes: every dataset of the final checkpoints is identical,
-   and both equal a serial run with the global batch 8 (relative L2 below 1e-6).
+N ranks (--ranks, default 2; N divides the global batch 8) x batch 8/N:
+1. N ranks train 6 updates straight; a second N-rank job stops after 3 (--stop-after 3); a new N-rank job
+   resumes from that checkpoint and finishes: every dataset of the final checkpoints is identical, and both
+   equal a serial run with the global batch 8 (relative L2 below 1e-6).
 2. The output directory of an MPI run holds only the chief's files; its metrics log equals the serial run's.
-3. Fault injection: DPOINTNET_FAULT_RANK=1 DPOINTNET_FAULT_STEP=5 (checkpoint every 2 updates): the job exits
-   non-zero within the timeout, rank 1's message is in the output, no partial checkpoint is left, and the last
-   complete checkpoint (step 4) restores and finishes the run with the same weights as the straight run.
+3. Fault injection: DPOINTNET_FAULT_RANK=1 (0 when N = 1) DPOINTNET_FAULT_STEP=5 (checkpoint every 2
+   updates): the job exits non-zero within the timeout, that rank's message is in the output, no partial
+   checkpoint is left, and the last complete checkpoint (step 4) restores and finishes the run with the same
+   weights as the straight run.
 
-  test_restore_fault.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi
+  test_restore_fault.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--ranks N]
+
+tests/CMakeLists.txt registers mpi.restore_fault.np1/np2/np4.
 """
 import os
 import shutil
@@ -21,12 +25,20 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_common  # noqa: E402
-from mpi_common import make_network, mpirun, parse_binaries, read_h5, rel_l2, report, run, train_config  # noqa: E402
+from mpi_common import (add_ranks, make_network, mpirun, parse_binaries, read_h5, rel_l2, report, run,  # noqa: E402
+                        train_config)
+
+GLOBAL_BATCH = 8
 
 
 def main():
-    ap = parse_binaries()
+    ap = add_ranks(parse_binaries(), 2, divides=GLOBAL_BATCH)
     a = ap.parse_args()
+    n = a.ranks
+    local = GLOBAL_BATCH // n
+    fault_rank = 1 if n > 1 else 0
+    print(f"  {n} rank(s) x batch {local} against serial batch {GLOBAL_BATCH}; fault injected on rank {fault_rank}",
+          flush=True)
     tmp = tempfile.mkdtemp(prefix="dpointnet_mpi_restore_")
     fails = []
     try:
@@ -34,15 +46,16 @@ def main():
         make_network(a.bin, net)
         dist = {"mode": "mpi"}
         extra = {"save_checkpoint_every": 2}
-        c_straight = train_config(os.path.join(tmp, "straight.json"), net, os.path.join(tmp, "straight"), 4, 6, dist,
-                                  extra_train=extra)
-        c_int = train_config(os.path.join(tmp, "int.json"), net, os.path.join(tmp, "int"), 4, 6, dist, extra_train=extra)
-        c_serial = train_config(os.path.join(tmp, "serial.json"), net, os.path.join(tmp, "serial"), 8, 6,
+        c_straight = train_config(os.path.join(tmp, "straight.json"), net, os.path.join(tmp, "straight"), local, 6,
+                                  dist, extra_train=extra)
+        c_int = train_config(os.path.join(tmp, "int.json"), net, os.path.join(tmp, "int"), local, 6, dist,
+                             extra_train=extra)
+        c_serial = train_config(os.path.join(tmp, "serial.json"), net, os.path.join(tmp, "serial"), GLOBAL_BATCH, 6,
                                 extra_train=extra)
-        mpirun(2, [a.mpi_bin, "train", c_straight, "--no-progress"])
-        mpirun(2, [a.mpi_bin, "train", c_int, "--no-progress", "--stop-after", "3"])
+        mpirun(n, [a.mpi_bin, "train", c_straight, "--no-progress"])
+        mpirun(n, [a.mpi_bin, "train", c_int, "--no-progress", "--stop-after", "3"])
         ck3 = os.path.join(tmp, "int", "checkpoints", "step_3.h5")
-        mpirun(2, [a.mpi_bin, "train", c_int, "--no-progress", "--resume", ck3])
+        mpirun(n, [a.mpi_bin, "train", c_int, "--no-progress", "--resume", ck3])
         run([a.bin, "train", c_serial, "--no-progress"])
         A = read_h5(os.path.join(tmp, "straight", "checkpoints", "step_6.h5"))
         B = read_h5(os.path.join(tmp, "int", "checkpoints", "step_6.h5"))
@@ -57,7 +70,7 @@ def main():
                 fails.append(f"serial equivalence: {k} relative L2 {e:.3e}")
         if np.array_equal(A["surfaces/recurrent/weight"], A["surfaces/recurrent/initial_weight"]):
             fails.append("weights did not move: comparison vacuous")
-        # the metrics log of the 2-rank run equals the serial global-batch run's (all but timing columns)
+        # the metrics log of the N-rank run equals the serial global-batch run's (all but timing columns)
         import csv
         ma = list(csv.DictReader(open(os.path.join(tmp, "straight", "metrics.csv"))))
         ms = list(csv.DictReader(open(os.path.join(tmp, "serial", "metrics.csv"))))
@@ -67,29 +80,29 @@ def main():
             for c in cols:
                 x, y = float(ra[c]), float(rb[c])
                 worst = max(worst, abs(x - y) / abs(y) if y != 0 else abs(x - y))
-        print(f"  metrics.csv 2 ranks vs serial batch 8: {len(ma)} rows, worst relative difference {worst:.3e}")
+        print(f"  metrics.csv {n} rank(s) vs serial batch {GLOBAL_BATCH}: {len(ma)} rows, worst relative difference {worst:.3e}")
         if len(ma) != 6 or len(ms) != 6 or worst >= 1e-6:
             fails.append(f"metrics differ from the serial run (worst {worst:.3e})")
         # chief-only outputs
         expected = {"metrics.csv", "checkpoints", "network", "log.txt", "train_config.resolved.json"}
         found = set(os.listdir(os.path.join(tmp, "straight")))
-        print(f"  output directory of the 2-rank run: {sorted(found)}")
+        print(f"  output directory of the {n}-rank run: {sorted(found)}")
         if found != expected:
             fails.append(f"unexpected output files: {sorted(found ^ expected)}")
         # fault injection
-        c_fault = train_config(os.path.join(tmp, "fault.json"), net, os.path.join(tmp, "fault"), 4, 6, dist,
+        c_fault = train_config(os.path.join(tmp, "fault.json"), net, os.path.join(tmp, "fault"), local, 6, dist,
                                extra_train=extra)
-        mpi_common.MPI_ENV.update(DPOINTNET_FAULT_RANK="1", DPOINTNET_FAULT_STEP="5")
+        mpi_common.MPI_ENV.update(DPOINTNET_FAULT_RANK=str(fault_rank), DPOINTNET_FAULT_STEP="5")
         t0 = time.time()
-        r = mpirun(2, [a.mpi_bin, "train", c_fault, "--no-progress"], check=False, timeout=120)
+        r = mpirun(n, [a.mpi_bin, "train", c_fault, "--no-progress"], check=False, timeout=120)
         dt = time.time() - t0
         del mpi_common.MPI_ENV["DPOINTNET_FAULT_RANK"], mpi_common.MPI_ENV["DPOINTNET_FAULT_STEP"]
         msg = [l for l in (r.stdout + r.stderr).splitlines() if "injected fault" in l]
         print(f"  fault run: exit code {r.returncode} after {dt:.1f} s; message: {msg[:1]}")
         if r.returncode == 0:
             fails.append("the faulty job exited 0")
-        if not any("rank 1" in l for l in msg):
-            fails.append("rank 1's message is missing")
+        if not any(f"rank {fault_rank}" in l for l in msg):
+            fails.append(f"rank {fault_rank}'s message is missing")
         cks = sorted(os.listdir(os.path.join(tmp, "fault", "checkpoints")))
         print(f"  checkpoints left: {cks}")
         if any(c.endswith(".tmp") for c in cks):
@@ -97,7 +110,7 @@ def main():
         if "step_4.h5" not in cks:
             fails.append("the last complete checkpoint (step 4) is missing")
         else:
-            mpirun(2, [a.mpi_bin, "train", c_fault, "--no-progress", "--resume",
+            mpirun(n, [a.mpi_bin, "train", c_fault, "--no-progress", "--resume",
                        os.path.join(tmp, "fault", "checkpoints", "step_4.h5")])
             F = read_h5(os.path.join(tmp, "fault", "checkpoints", "step_6.h5"))
             for k in sorted(A):

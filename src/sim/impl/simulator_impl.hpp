@@ -3,79 +3,18 @@
 #include <stdexcept>
 #include <string>
 
+#include "device/neuron_step.hpp"
+#include "device/propagate.hpp"
 #include "sim/simulator.hpp"
 
 namespace dpointnet {
 
-template <class Real, class MemSpace>
-kernels::GroupedEdges<Real, MemSpace> group_edges(const Projection& p, int D, std::int64_t n_targets,
-                                                  const std::string& label) {
-  kernels::GroupedEdges<Real, MemSpace> g;
-  g.n_sources = p.n_sources;
-  const std::size_t ne = p.size();
-  const std::size_t ng = static_cast<std::size_t>(p.n_sources) * static_cast<std::size_t>(D);
-  auto h_off = Kokkos::View<std::int64_t*, Kokkos::HostSpace>("offsets", ng + 1);
-  for (std::size_t e = 0; e < ne; ++e) {
-    const std::size_t key = static_cast<std::size_t>(p.source[e]) * D + static_cast<std::size_t>(p.delay_steps[e] - 1);
-    h_off(key + 1)++;
-  }
-  for (std::size_t k = 0; k < ng; ++k) h_off(k + 1) += h_off(k);
-  auto h_tgt = Kokkos::View<std::int32_t*, Kokkos::HostSpace>("target", ne);
-  auto h_ch = Kokkos::View<std::uint8_t*, Kokkos::HostSpace>("channel", ne);
-  auto h_w = Kokkos::View<Real*, Kokkos::HostSpace>("weight", ne);
-  auto h_fi = Kokkos::View<std::int64_t*, Kokkos::HostSpace>("file_index", ne);
-  auto h_src = Kokkos::View<std::int32_t*, Kokkos::HostSpace>("source", ne);
-  auto h_del = Kokkos::View<std::uint16_t*, Kokkos::HostSpace>("delay", ne);
-  std::vector<std::int64_t> fill(ng, 0);
-  for (std::size_t e = 0; e < ne; ++e) {
-    const std::size_t key = static_cast<std::size_t>(p.source[e]) * D + static_cast<std::size_t>(p.delay_steps[e] - 1);
-    const std::int64_t pos = h_off(key) + fill[key]++;
-    h_tgt(pos) = static_cast<std::int32_t>(p.target[e]);
-    h_ch(pos) = static_cast<std::uint8_t>(p.channel[e]);
-    h_w(pos) = static_cast<Real>(p.weight[e]);
-    h_fi(pos) = static_cast<std::int64_t>(e);
-    h_src(pos) = static_cast<std::int32_t>(p.source[e]);
-    h_del(pos) = static_cast<std::uint16_t>(p.delay_steps[e]);
-  }
-  // target-major index (stable: within a target, in source-grouped order)
-  auto h_toff =
-      Kokkos::View<std::int64_t*, Kokkos::HostSpace>("target_offsets", static_cast<std::size_t>(n_targets) + 1);
-  auto h_bt = Kokkos::View<std::int64_t*, Kokkos::HostSpace>("by_target", ne);
-  for (std::size_t k = 0; k < ne; ++k) h_toff(static_cast<std::size_t>(h_tgt(k)) + 1)++;
-  for (std::int64_t i = 0; i < n_targets; ++i) h_toff(i + 1) += h_toff(i);
-  {
-    std::vector<std::int64_t> tfill(static_cast<std::size_t>(n_targets), 0);
-    for (std::size_t k = 0; k < ne; ++k) {
-      const auto i = static_cast<std::size_t>(h_tgt(k));
-      h_bt(h_toff(i) + tfill[i]++) = static_cast<std::int64_t>(k);
-    }
-  }
-  g.offsets = Kokkos::View<std::int64_t*, MemSpace>(label + ".offsets", ng + 1);
-  g.target = Kokkos::View<std::int32_t*, MemSpace>(label + ".target", ne);
-  g.channel = Kokkos::View<std::uint8_t*, MemSpace>(label + ".channel", ne);
-  g.weight = Kokkos::View<Real*, MemSpace>(label + ".weight", ne);
-  g.file_index = Kokkos::View<std::int64_t*, MemSpace>(label + ".file_index", ne);
-  Kokkos::deep_copy(g.offsets, h_off);
-  Kokkos::deep_copy(g.target, h_tgt);
-  Kokkos::deep_copy(g.channel, h_ch);
-  Kokkos::deep_copy(g.weight, h_w);
-  Kokkos::deep_copy(g.file_index, h_fi);
-  g.source = Kokkos::View<std::int32_t*, MemSpace>(label + ".source", ne);
-  g.delay = Kokkos::View<std::uint16_t*, MemSpace>(label + ".delay", ne);
-  g.target_offsets = Kokkos::View<std::int64_t*, MemSpace>(label + ".target_offsets", h_toff.extent(0));
-  g.by_target = Kokkos::View<std::int64_t*, MemSpace>(label + ".by_target", ne);
-  Kokkos::deep_copy(g.source, h_src);
-  Kokkos::deep_copy(g.delay, h_del);
-  Kokkos::deep_copy(g.target_offsets, h_toff);
-  Kokkos::deep_copy(g.by_target, h_bt);
-  return g;
-}
-
 template <class Real, class ExecSpace>
 struct Simulator<Real, ExecSpace>::InputRuntime {
   PreparedInput spec;
-  kernels::GroupedEdges<Real, MemSpace> edges;
-  kernels::CountRing<MemSpace> ring;
+  device::GroupedEdges<Real, MemSpace> edges;
+  std::vector<std::int64_t> order;  // grouped -> read order
+  device::CountRing<MemSpace> ring;
   Kokkos::View<std::int64_t*, MemSpace> step_offsets;
   std::vector<std::int64_t> h_step_offsets;
   Kokkos::View<std::int32_t*, MemSpace> source;
@@ -84,9 +23,9 @@ struct Simulator<Real, ExecSpace>::InputRuntime {
 };
 
 template <class Real, class ExecSpace>
-Simulator<Real, ExecSpace>::Simulator(const Network& net, const std::vector<PreparedInput>& inputs,
-                                      const SimOptions& opt)
-    : B_(opt.batch_size), R_(net.n_channels), D_(net.max_delay), N_(net.n_neurons), dt_(net.dt), opt_(opt) {
+Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net,
+                                      const std::vector<PreparedInput>& inputs, const SimOptions& opt)
+    : space_(space), B_(opt.batch_size), R_(net.n_channels), D_(net.max_delay), N_(net.n_neurons), dt_(net.dt), opt_(opt) {
   if (N_ >= (std::int64_t(1) << 31)) throw std::runtime_error("more than 2^31 neurons are not supported");
   const std::size_t N = static_cast<std::size_t>(N_);
   // neuron constants
@@ -143,15 +82,17 @@ Simulator<Real, ExecSpace>::Simulator(const Network& net, const std::vector<Prep
   state_.psc_rise = decltype(state_.psc_rise)("state.psc_rise", B_, R_, N);
   state_.psc = decltype(state_.psc)("state.psc", B_, R_, N);
   u_ = decltype(u_)("drive.u", B_, R_, N);
-  z_ring_ = kernels::SpikeRing<MemSpace>("state.z_ring", D_, B_, N);
-  recurrent_ = group_edges<Real, MemSpace>(net.projections[0], D_, N_, "edges.recurrent");
+  z_ring_ = device::SpikeRing<MemSpace>("state.z_ring", D_, B_, N);
+  recurrent_ = device::group_edges<Real, MemSpace>(net.projections[0], net.initial_weights(0), D_, "edges.recurrent",
+                                                   recurrent_order_);
   for (const PreparedInput& in : inputs) {
     auto rt = std::make_unique<InputRuntime>();
     rt->spec = in;
     const Projection& pr = net.projections[static_cast<std::size_t>(in.projection)];
     const std::string lbl = "input." + pr.source_population;
-    rt->edges = group_edges<Real, MemSpace>(pr, D_, N_, "edges." + pr.source_population);
-    rt->ring = kernels::CountRing<MemSpace>(lbl + ".ring", D_, B_, static_cast<std::size_t>(pr.n_sources));
+    rt->edges = device::group_edges<Real, MemSpace>(pr, net.initial_weights(in.projection), D_,
+                                                    "edges." + pr.source_population, rt->order);
+    rt->ring = device::CountRing<MemSpace>(lbl + ".ring", D_, B_, static_cast<std::size_t>(pr.n_sources));
     if (!in.silent && in.kind == InputKind::SpikeFile) {
       rt->h_step_offsets = in.spikes.step_offsets;
       auto copy = [&](auto& dev, const auto& vec, const std::string& name) {
@@ -227,11 +168,11 @@ void Simulator<Real, ExecSpace>::reset() {
 
 namespace impl {
 template <class ExecSpace, class Activity, class Ring>
-double count_events(const Ring& ring, const Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>& offsets,
+double count_events(const ExecSpace& space, const Ring& ring, const Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>& offsets,
                     std::int64_t t, int D, int B, std::int64_t n_src) {
   double total = 0;
   Kokkos::parallel_reduce(
-      "dpointnet::count_events", Kokkos::RangePolicy<ExecSpace>(0, static_cast<std::int64_t>(B) * n_src * D),
+      "dpointnet::count_events", Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<std::int64_t>(B) * n_src * D),
       KOKKOS_LAMBDA(const std::int64_t idx, double& acc) {
         const int dm1 = static_cast<int>(idx % D);
         const std::int64_t rest = idx / D;
@@ -255,24 +196,24 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   Kokkos::deep_copy(u_, std::int64_t(0));
   // 1. synaptic drive
   if (recurrent_.target.extent(0) > 0) {
-    kernels::PropagateFunctor<Real, ExecSpace, std::uint8_t> f{recurrent_, z_ring_, u_, t, D_};
-    Kokkos::parallel_for("dpointnet::propagate_recurrent", Policy(0, std::int64_t(B_) * N_ * D_), f);
+    device::PropagateFunctor<Real, ExecSpace, std::uint8_t> f{recurrent_, z_ring_, u_, t, D_};
+    Kokkos::parallel_for("dpointnet::propagate_recurrent", Policy(space_, 0, std::int64_t(B_) * N_ * D_), f);
     if (count_events_)
-      events_ += impl::count_events<ExecSpace, std::uint8_t>(z_ring_, recurrent_.offsets, t, D_, B_, N_);
+      events_ += impl::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t, D_, B_, N_);
   }
   for (auto& in : inputs_) {
     const std::int64_t ns = in->edges.n_sources;
-    kernels::PropagateFunctor<Real, ExecSpace, std::uint16_t> f{in->edges, in->ring, u_, t, D_};
-    Kokkos::parallel_for("dpointnet::propagate_input", Policy(0, std::int64_t(B_) * ns * D_), f);
+    device::PropagateFunctor<Real, ExecSpace, std::uint16_t> f{in->edges, in->ring, u_, t, D_};
+    Kokkos::parallel_for("dpointnet::propagate_input", Policy(space_, 0, std::int64_t(B_) * ns * D_), f);
     if (count_events_)
-      events_ += impl::count_events<ExecSpace, std::uint16_t>(in->ring, in->edges.offsets, t, D_, B_, ns);
+      events_ += impl::count_events<ExecSpace, std::uint16_t>(space_, in->ring, in->edges.offsets, t, D_, B_, ns);
   }
   // 2-8. neurons
   const int slot_now = static_cast<int>(t % D_);
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
-  kernels::NeuronStepFunctor<Real, ExecSpace> nf{
+  device::NeuronStepFunctor<Real, ExecSpace> nf{
       k_, state_, u_, z_ring_, v_step_, i_ext_, static_cast<Real>(dt_), int(N_), slot_prev, slot_now, t > 0};
-  Kokkos::parallel_for("dpointnet::neuron_step", Policy(0, std::int64_t(B_) * N_), nf);
+  Kokkos::parallel_for("dpointnet::neuron_step", Policy(space_, 0, std::int64_t(B_) * N_), nf);
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
     auto ring_slot = Kokkos::subview(in->ring, slot_now, Kokkos::ALL, Kokkos::ALL);
@@ -283,10 +224,10 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
       const std::int64_t n =
           in->h_step_offsets[static_cast<std::size_t>(t + 1)] - in->h_step_offsets[static_cast<std::size_t>(t)];
       if (n == 0) continue;
-      kernels::StampedSpikesFunctor<ExecSpace> f{in->step_offsets, in->source, in->count, in->ring, t, slot_now, B_};
-      Kokkos::parallel_for("dpointnet::input_spike_file", Policy(0, n * B_), f);
+      device::StampedSpikesFunctor<ExecSpace> f{in->step_offsets, in->source, in->count, in->ring, t, slot_now, B_};
+      Kokkos::parallel_for("dpointnet::input_spike_file", Policy(space_, 0, n * B_), f);
     } else {
-      kernels::RandomInputFunctor<ExecSpace> f{in->p,
+      device::RandomInputFunctor<ExecSpace> f{in->p,
                                                in->p0,
                                                in->ring,
                                                opt_.seed,
@@ -296,7 +237,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
                                                in->edges.n_sources,
                                                slot_now,
                                                in->spec.kind == InputKind::Poisson};
-      Kokkos::parallel_for("dpointnet::input_random", Policy(0, std::int64_t(B_) * in->edges.n_sources), f);
+      Kokkos::parallel_for("dpointnet::input_random", Policy(space_, 0, std::int64_t(B_) * in->edges.n_sources), f);
     }
   }
   // record
@@ -310,22 +251,22 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
 }
 
 template <class Real, class ExecSpace>
-typename Simulator<Real, ExecSpace>::Snapshot Simulator<Real, ExecSpace>::make_snapshot() const {
-  Snapshot s;
+typename Simulator<Real, ExecSpace>::SegmentSnapshot Simulator<Real, ExecSpace>::make_snapshot() const {
+  SegmentSnapshot s;
   const std::size_t N = static_cast<std::size_t>(N_);
   s.state.v = decltype(s.state.v)("snapshot.v", B_, N);
   s.state.r = decltype(s.state.r)("snapshot.r", B_, N);
   s.state.asc = decltype(s.state.asc)("snapshot.asc", B_, kNumAsc, N);
   s.state.psc_rise = decltype(s.state.psc_rise)("snapshot.psc_rise", B_, R_, N);
   s.state.psc = decltype(s.state.psc)("snapshot.psc", B_, R_, N);
-  s.z_ring = kernels::SpikeRing<MemSpace>("snapshot.z_ring", D_, B_, N);
+  s.z_ring = device::SpikeRing<MemSpace>("snapshot.z_ring", D_, B_, N);
   for (const auto& in : inputs_)
     s.input_rings.emplace_back("snapshot.input_ring", in->ring.extent(0), in->ring.extent(1), in->ring.extent(2));
   return s;
 }
 
 template <class Real, class ExecSpace>
-void Simulator<Real, ExecSpace>::save(Snapshot& s) const {
+void Simulator<Real, ExecSpace>::save(SegmentSnapshot& s) const {
   Kokkos::deep_copy(s.state.v, state_.v);
   Kokkos::deep_copy(s.state.r, state_.r);
   Kokkos::deep_copy(s.state.asc, state_.asc);
@@ -337,7 +278,7 @@ void Simulator<Real, ExecSpace>::save(Snapshot& s) const {
 }
 
 template <class Real, class ExecSpace>
-void Simulator<Real, ExecSpace>::restore(const Snapshot& s) {
+void Simulator<Real, ExecSpace>::restore(const SegmentSnapshot& s) {
   Kokkos::deep_copy(state_.v, s.state.v);
   Kokkos::deep_copy(state_.r, s.state.r);
   Kokkos::deep_copy(state_.asc, s.state.asc);
@@ -350,15 +291,27 @@ void Simulator<Real, ExecSpace>::restore(const Snapshot& s) {
 }
 
 template <class Real, class ExecSpace>
-kernels::GroupedEdges<Real, typename ExecSpace::memory_space>& Simulator<Real, ExecSpace>::input_edges(int k) {
-  return inputs_[static_cast<std::size_t>(k)]->edges;
+device::GroupedEdges<Real, typename ExecSpace::memory_space>& Simulator<Real, ExecSpace>::edges(int s) {
+  return s == 0 ? recurrent_ : inputs_[static_cast<std::size_t>(s - 1)]->edges;
+}
+template <class Real, class ExecSpace>
+const device::GroupedEdges<Real, typename ExecSpace::memory_space>& Simulator<Real, ExecSpace>::edges(int s) const {
+  return s == 0 ? recurrent_ : inputs_[static_cast<std::size_t>(s - 1)]->edges;
+}
+template <class Real, class ExecSpace>
+const std::vector<std::int64_t>& Simulator<Real, ExecSpace>::file_order(int s) const {
+  return s == 0 ? recurrent_order_ : inputs_[static_cast<std::size_t>(s - 1)]->order;
+}
+template <class Real, class ExecSpace>
+int Simulator<Real, ExecSpace>::projection(int s) const {
+  return s == 0 ? 0 : inputs_[static_cast<std::size_t>(s - 1)]->spec.projection;
 }
 template <class Real, class ExecSpace>
 const PreparedInput& Simulator<Real, ExecSpace>::input_spec(int k) const {
   return inputs_[static_cast<std::size_t>(k)]->spec;
 }
 template <class Real, class ExecSpace>
-const kernels::CountRing<typename ExecSpace::memory_space>& Simulator<Real, ExecSpace>::input_ring(int k) const {
+const device::CountRing<typename ExecSpace::memory_space>& Simulator<Real, ExecSpace>::input_ring(int k) const {
   return inputs_[static_cast<std::size_t>(k)]->ring;
 }
 

@@ -1,0 +1,216 @@
+#include "app/simulate_run.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "config/simulation_config.hpp"
+#include "inputs/input_schedule.hpp"
+#include "io/hdf5_file.hpp"
+#include "io/spike_file.hpp"
+#include "network/network_builder.hpp"
+#include "sim/simulator.hpp"
+#include "util/error.hpp"
+#include "util/kokkos_compat.hpp"
+#include "util/log.hpp"
+
+namespace fs = std::filesystem;
+
+namespace dpointnet {
+
+std::string per_sample_path(const std::string& file, int b, int batch) {
+  if (batch == 1) return file;
+  fs::path p(file);
+  return (p.parent_path() / (p.stem().string() + "_sample" + std::to_string(b) + p.extension().string())).string();
+}
+
+namespace {
+
+struct ReportPlan {
+  VoltageReport rep;
+  std::vector<std::int64_t> neurons;  // global indices
+};
+
+struct Progress {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last = start;
+  void update(std::int64_t done, std::int64_t total, int batch, bool force) {
+    auto now = std::chrono::steady_clock::now();
+    if (!force && std::chrono::duration<double>(now - last).count() < 2.0) return;
+    last = now;
+    const double el = std::chrono::duration<double>(now - start).count();
+    const double rate = done / std::max(el, 1e-9);
+    const double eta = (total - done) / std::max(rate, 1e-9);
+    log::get()->info("step {}/{} ({:.0f}%), {:.0f} steps/s x {} samples, elapsed {:.1f} s, ETA {:.1f} s", done, total,
+                     100.0 * done / total, rate, batch, el, eta);
+  }
+};
+
+template <class Real>
+SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, const std::vector<PreparedInput>& inputs,
+                              int batch, const std::vector<ReportPlan>& reports,
+                              const std::vector<CurrentPulse>& pulses, bool progress) {
+  SimOptions opt;
+  opt.batch_size = batch;
+  opt.n_steps = cfg.n_steps;
+  opt.seed = cfg.seed;
+  opt.record_v = !reports.empty();
+  Simulator<Real> sim(Kokkos::DefaultExecutionSpace(), net, inputs, opt);
+  sim.set_current_pulses(pulses);
+  sim.reset();
+  // spikes per sample and population
+  std::vector<std::map<std::string, SpikeTrains>> spikes(static_cast<std::size_t>(batch));
+  for (auto& m : spikes)
+    for (const auto& p : net.populations)
+      if (!p.is_virtual) m[p.name].population = p.name;
+  std::vector<std::vector<float>> vtrace(reports.size() * static_cast<std::size_t>(batch));
+  Progress prog;
+  SimulateSummary sum;
+  auto t0 = std::chrono::steady_clock::now();
+  sim.run(cfg.n_steps, [&](const RecordedChunk& c) {
+    for (int k = 0; k < c.n_steps; ++k) {
+      const double time = static_cast<double>(c.first_step + k + 1) * cfg.dt;
+      for (int b = 0; b < batch; ++b) {
+        for (std::int64_t i = 0; i < net.n_neurons; ++i) {
+          if (!c.z(k, b, i)) continue;
+          const auto& pop =
+              net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
+          auto& st = spikes[static_cast<std::size_t>(b)][pop.name];
+          st.node_ids.push_back(net.neuron_node_id[static_cast<std::size_t>(i)]);
+          st.times_ms.push_back(time);
+          ++sum.n_spikes;
+        }
+        for (std::size_t r = 0; r < reports.size(); ++r) {
+          auto& tr = vtrace[r * static_cast<std::size_t>(batch) + static_cast<std::size_t>(b)];
+          for (std::int64_t i : reports[r].neurons) {
+            const auto& d = net.neurons[static_cast<std::size_t>(i)];
+            tr.push_back(static_cast<float>(d.E_L + d.vs * static_cast<double>(c.v(k, b, i))));
+          }
+        }
+      }
+    }
+    if (progress) prog.update(c.first_step + c.n_steps, cfg.n_steps, batch, c.first_step + c.n_steps == cfg.n_steps);
+  });
+  sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  sum.mean_rate_hz = sum.n_spikes / (static_cast<double>(batch) * net.n_neurons * cfg.tstop / 1000.0);
+
+  auto write_atomic = [&](const std::string& path, const std::function<void(const std::string&)>& writer) {
+    const std::string tmp = path + ".tmp";
+    writer(tmp);
+    fs::rename(tmp, path);
+  };
+  for (int b = 0; b < batch; ++b) {
+    const std::string path = per_sample_path(cfg.spikes_file, b, batch);
+    write_atomic(path,
+                 [&](const std::string& tmp) { write_spike_file(tmp, true, spikes[static_cast<std::size_t>(b)]); });
+    log::get()->info("wrote {}", path);
+  }
+  for (std::size_t r = 0; r < reports.size(); ++r) {
+    for (int b = 0; b < batch; ++b) {
+      const std::string path = per_sample_path(reports[r].rep.file, b, batch);
+      write_atomic(path, [&](const std::string& tmp) {
+        auto f = h5::File::create(tmp, true);
+        f.write_sonata_header();
+        // one BMTK report group per population of the recorded neurons
+        std::map<std::string, std::vector<std::size_t>> by_pop;
+        for (std::size_t q = 0; q < reports[r].neurons.size(); ++q) {
+          const auto gi = static_cast<std::size_t>(reports[r].neurons[q]);
+          by_pop[net.populations[static_cast<std::size_t>(net.neuron_population[gi])].name].push_back(q);
+        }
+        const auto& tr = vtrace[r * static_cast<std::size_t>(batch) + static_cast<std::size_t>(b)];
+        const std::size_t nrec = reports[r].neurons.size();
+        for (const auto& [pname, cols] : by_pop) {
+          const std::string g = "/report/" + pname;
+          std::vector<float> data(static_cast<std::size_t>(cfg.n_steps) * cols.size());
+          std::vector<std::uint64_t> ids, elem(cols.size(), 0), ptr(cols.size() + 1);
+          for (std::size_t c = 0; c < cols.size(); ++c) {
+            ids.push_back(
+                static_cast<std::uint64_t>(net.neuron_node_id[static_cast<std::size_t>(reports[r].neurons[cols[c]])]));
+            ptr[c + 1] = c + 1;
+            for (std::int64_t k = 0; k < cfg.n_steps; ++k)
+              data[static_cast<std::size_t>(k) * cols.size() + c] = tr[static_cast<std::size_t>(k) * nrec + cols[c]];
+          }
+          f.write_float_2d(g + "/data", data, static_cast<std::size_t>(cfg.n_steps), cols.size(), true);
+          f.write_attr_string(g + "/data", "units", "mV");
+          f.write_uint64(g + "/mapping/node_ids", ids);
+          f.write_uint64(g + "/mapping/element_ids", elem);
+          f.write_double(g + "/mapping/element_pos", std::vector<double>(cols.size(), 0.5));
+          f.write_uint64(g + "/mapping/index_pointer", ptr);
+          f.write_double(g + "/mapping/time", {cfg.dt, cfg.tstop + cfg.dt / 2, cfg.dt});
+          f.write_attr_string(g + "/mapping/time", "units", "ms");
+        }
+      });
+      log::get()->info("wrote {}", path);
+    }
+  }
+  return sum;
+}
+
+}  // namespace
+
+SimulateSummary run_simulate(const SimulateCommand& cmd) {
+  SimulationConfig cfg = SimulationConfig::load(cmd.config);
+  if (cmd.batch_size > 0) cfg.batch_size = cmd.batch_size;
+  if (cmd.precision == "float64") cfg.double_precision = true;
+  if (cmd.precision == "float32") cfg.double_precision = false;
+  const bool overwrite = cmd.overwrite || cfg.overwrite_output;
+  auto lg = log::get();
+  lg->info("dpointnet {} simulate {}", DPOINTNET_VERSION, cfg.path);
+  lg->info("Kokkos {} on {} ({} threads/concurrency), precision {}", compat::kokkos_version_string(),
+           Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
+  if (cfg.distribution.present)
+    throw InputError(cfg.path, "run", "distribution",
+                     "sample-parallel runs train; simulate (inference) is refused under a distribution mode");
+  Network net = build_network(cfg);
+  std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
+  std::vector<CurrentPulse> pulses = prepare_current_clamps(cfg, net);
+  lg->info("network: {} neurons in {} populations, {} edges ({} recurrent), {} channels, max delay {} steps",
+           net.n_neurons, net.populations.size(), net.n_edges(), net.projections[0].size(), net.n_channels,
+           net.max_delay);
+
+  std::vector<ReportPlan> reports;
+  for (const auto& rep : cfg.voltage_reports) {
+    ReportPlan rp;
+    rp.rep = rep;
+    for (std::int64_t i = 0; i < net.n_neurons; ++i) {
+      const auto& pop = net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
+      if (rep.node_set == "all" || rep.node_set == pop.name) rp.neurons.push_back(i);
+    }
+    if (rp.neurons.empty())
+      throw InputError(cfg.path, "reports." + rep.name, "cells",
+                       "'" + rep.node_set + "' is not a simulated population (or \"all\")");
+    reports.push_back(std::move(rp));
+  }
+  // Refuse to overwrite before anything is written.
+  std::vector<std::string> outputs;
+  for (int b = 0; b < cfg.batch_size; ++b) {
+    outputs.push_back(per_sample_path(cfg.spikes_file, b, cfg.batch_size));
+    for (const auto& r : reports) outputs.push_back(per_sample_path(r.rep.file, b, cfg.batch_size));
+  }
+  const std::string resolved_path = (fs::path(cfg.output_dir) / "simulation_config.resolved.json").string();
+  outputs.push_back(resolved_path);
+  if (!overwrite)
+    for (const auto& o : outputs)
+      if (fs::exists(o))
+        throw InputError(cfg.path, "output", "overwrite_output_dir",
+                         "output file " + o + " exists; set output.overwrite_output_dir or pass --overwrite");
+  fs::create_directories(cfg.output_dir);
+  for (const auto& o : outputs) fs::create_directories(fs::path(o).parent_path());
+  log::add_file(cfg.log_file);
+  struct FileSinkGuard {
+    ~FileSinkGuard() { log::remove_files(); }
+  } guard;
+  {
+    std::ofstream rj(resolved_path);
+    rj << cfg.resolved.dump(2) << "\n";
+  }
+  lg->info("running {} steps of {} ms, batch {}", cfg.n_steps, cfg.dt, cfg.batch_size);
+  SimulateSummary s = cfg.double_precision
+                          ? simulate_impl<double>(cfg, net, inputs, cfg.batch_size, reports, pulses, cmd.progress)
+                          : simulate_impl<float>(cfg, net, inputs, cfg.batch_size, reports, pulses, cmd.progress);
+  lg->info("done: {} spikes, mean rate {:.3f} Hz, {:.2f} s", s.n_spikes, s.mean_rate_hz, s.wall_s);
+  return s;
+}
+
+}  // namespace dpointnet

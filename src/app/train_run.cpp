@@ -1,0 +1,178 @@
+#include "app/train_run.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "app/gradient_check.hpp"
+#include "config/simulation_config.hpp"
+#include "inputs/input_schedule.hpp"
+#include "network/edge_export.hpp"
+#include "network/network_builder.hpp"
+#include "parallel/distribution_config.hpp"
+#include "parallel/replica_set.hpp"
+#include "parallel/serial_context.hpp"
+#include "train/checkpoint_file.hpp"
+#include "train/metrics_log.hpp"
+#include "train/run_identity.hpp"
+#include "train/train_config.hpp"
+#include "train/trainer_state.hpp"
+#include "util/error.hpp"
+#include "util/kokkos_compat.hpp"
+#include "util/log.hpp"
+
+namespace fs = std::filesystem;
+
+namespace dpointnet {
+
+namespace {
+
+// DPOINTNET_FAULT_RANK / DPOINTNET_FAULT_STEP: throw on that rank before that update (fault-injection tests).
+void maybe_fault(int rank, std::int64_t step) {
+  const char* fr = std::getenv("DPOINTNET_FAULT_RANK");
+  const char* fs_ = std::getenv("DPOINTNET_FAULT_STEP");
+  if (fr && fs_ && std::atoi(fr) == rank && std::atoll(fs_) == step)
+    throw std::runtime_error("injected fault (DPOINTNET_FAULT_RANK=" + std::string(fr) +
+                             ", DPOINTNET_FAULT_STEP=" + std::string(fs_) + ") on rank " + std::to_string(rank) +
+                             " at update " + std::to_string(step));
+}
+
+struct RunInputs {
+  const TrainCommand& cmd;
+  const SimulationConfig& cfg;
+  const Network& net;
+  const std::vector<PreparedInput>& inputs;
+  const TrainConfig& tc;
+  const CheckpointState* resume;
+  std::string chash, nhash;
+  const DistributionConfig& dist;
+};
+
+template <class Real>
+int train_impl(const RunInputs& in, ReplicaContext& ctx) {
+  const auto& [cmd, cfg, net, inputs, tc, resume, chash, nhash, dist] = in;
+  auto lg = log::get();
+  ReplicaSet<Real> rs(ctx, dist, net, inputs, cfg, tc);
+  const bool chief = ctx.chief();
+  if (rs.distributed())
+    lg->info("sample-parallel training: {} replica(s) = {} process(es) x {} local, batch {} per replica, global {}",
+             rs.schedule().replicas, ctx.size(), rs.n_local(), cfg.batch_size, rs.schedule().global_batch());
+  Trainer<Real>& tr = rs.chief();
+  // identical start on every replica: the chief's state (or the restored checkpoint) is broadcast
+  if (rs.distributed()) {
+    CheckpointState state = resume ? *resume : capture_state(tr, net, cfg, chash, nhash, rs.schedule());
+    for (auto& sf : state.surfaces)
+      if (!sf.trainable) sf.adam_m.clear(), sf.adam_v.clear();
+    rs.broadcast_state(state, resume ? cmd.resume : std::string("chief"));
+  } else if (resume) {
+    restore_state(tr, *resume, cmd.resume);
+  }
+  if (resume) lg->info("resumed from {} at step {}", cmd.resume, resume->step);
+  if (!cmd.gradient_check.empty()) {
+    run_gradient_check(rs, net, cfg, tc, cmd.gradient_check, cmd.gradient_check_updates);
+    return 0;
+  }
+
+  const fs::path out(cfg.output_dir);
+  std::unique_ptr<MetricsLog> metrics;
+  if (chief) {
+    std::vector<std::string> names;
+    for (const auto& l : tc.losses) names.push_back(l.name);
+    metrics = std::make_unique<MetricsLog>((out / "metrics.csv").string(), names, rs.distributed(),
+                                           resume ? resume->step : -1);
+  }
+  auto save = [&](const std::string& why) {
+    if (!chief) return;
+    fs::create_directories(out / "checkpoints");
+    const std::string p = (out / "checkpoints" / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string();
+    write_checkpoint_file(p, capture_state(tr, net, cfg, chash, nhash, rs.schedule()));
+    lg->info("checkpoint file ({}) {}", why, p);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const std::int64_t first = tr.adam_step();
+  int done_here = 0;
+  while (tr.adam_step() < tc.steps) {
+    const auto t0 = std::chrono::steady_clock::now();
+    maybe_fault(ctx.rank(), tr.adam_step() + 1);
+    StepMetrics m = rs.compute(tr.adam_step());
+    rs.update();
+    m.step = tr.adam_step();
+    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m.samples_per_s = static_cast<double>(rs.schedule().global_batch()) / std::max(m.seconds, 1e-12);
+    ++done_here;
+    if (chief) metrics->append(m);
+    if (chief && cmd.progress && (m.step % tc.log_every == 0 || m.step == tc.steps)) {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double per = el / static_cast<double>(m.step - first);
+      lg->info("step {}/{} loss {:.6g} rate {:.3f} Hz |grad| {:.4g} {:.1f} samples/s ETA {:.1f} s", m.step, tc.steps,
+               m.loss, m.rate_hz, m.grad_norm, m.samples_per_s, per * static_cast<double>(tc.steps - m.step));
+    }
+    if (tc.save_checkpoint_every > 0 && m.step % tc.save_checkpoint_every == 0 && m.step != tc.steps) save("interval");
+    if (cmd.stop_after > 0 && done_here >= cmd.stop_after) {
+      save("stop requested");
+      if (chief) lg->warn("stopping after {} updates as requested (--stop-after); resume with --resume", done_here);
+      ctx.barrier();
+      return 0;
+    }
+  }
+  save("final");
+  if (chief) export_edges(net, cfg, weights_pA(tr, net), (out / "network").string());
+  ctx.barrier();
+  return 0;
+}
+
+// A resume checkpoint must come from this network and config.
+CheckpointState read_resume(const std::string& path, const std::string& nhash, const std::string& chash) {
+  if (!fs::exists(path)) throw InputError(path, "", "--resume", "checkpoint file does not exist");
+  CheckpointState ck = read_checkpoint_file(path);
+  if (ck.network_hash != nhash)
+    throw InputError(path, "", "network_hash",
+                     "the checkpoint was written for another network (hash " + ck.network_hash + ", this network " +
+                         nhash + ")");
+  if (ck.config_hash != chash)
+    throw InputError(path, "", "config_hash",
+                     "the checkpoint was written with another config (hash " + ck.config_hash + ", this config " +
+                         chash + "); only train.steps/epochs and the save/log intervals may change on resume");
+  return ck;
+}
+
+}  // namespace
+
+int run_train(const TrainCommand& cmd, ReplicaContext* job) {
+  SerialContext serial;
+  ReplicaContext& ctx = job ? *job : serial;
+  SimulationConfig cfg = SimulationConfig::load(cmd.config);
+  auto lg = log::get();
+  lg->info("dpointnet {} train {}", DPOINTNET_VERSION, cfg.path);
+  lg->info("Kokkos {} on {} ({} threads), precision {}", compat::kokkos_version_string(),
+           Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
+  Network net = build_network(cfg);
+  std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
+  prepare_current_clamps(cfg, net);  // validated here, before any output; the trainer prepares its own copy
+  TrainConfig tc = TrainConfig::parse(cfg, net);
+  const DistributionConfig dist =
+      DistributionConfig::parse(cfg, &tc, job ? Launcher::Mpi : Launcher::Serial, ctx.size(), true);
+  const std::string chash = config_hash(cfg), nhash = network_hash(net);
+  CheckpointState ck;
+  if (!cmd.resume.empty()) ck = read_resume(cmd.resume, nhash, chash);
+  if (cmd.gradient_check.empty() && ctx.chief()) {
+    const fs::path out(cfg.output_dir);
+    const bool overwrite = cmd.overwrite || cfg.overwrite_output || !cmd.resume.empty();
+    for (const auto& p : {out / "metrics.csv", out / "checkpoints", out / "network"})
+      if (!overwrite && fs::exists(p))
+        throw InputError(cfg.path, "output", "overwrite_output_dir",
+                         p.string() + " exists; set output.overwrite_output_dir, pass --overwrite, or --resume");
+    fs::create_directories(out);
+    log::add_file(cfg.log_file, /*truncate=*/cmd.resume.empty());
+    std::ofstream(out / "train_config.resolved.json") << cfg.resolved.dump(2) << "\n";
+  }
+  struct FileSinkGuard {
+    ~FileSinkGuard() { log::remove_files(); }
+  } guard;
+  lg->info("network: {} neurons, {} edges; T = {} steps, batch {}, {} updates, checkpoint interval {}", net.n_neurons,
+           net.n_edges(), cfg.n_steps, cfg.batch_size, tc.steps, tc.checkpoint_interval);
+  const RunInputs in{cmd, cfg, net, inputs, tc, cmd.resume.empty() ? nullptr : &ck, chash, nhash, dist};
+  return cfg.double_precision ? train_impl<double>(in, ctx) : train_impl<float>(in, ctx);
+}
+
+}  // namespace dpointnet

@@ -1,0 +1,55 @@
+// Input activity of virtual populations for one step, written into the population's ring slot (t mod D).
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include "device/model_constants.hpp"
+#include "device/rng.hpp"
+
+namespace dpointnet::device {
+
+// Spike file: the same counts for every sample, stored per step as (source, count) lists.
+template <class ExecSpace>
+struct StampedSpikesFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  Kokkos::View<std::int64_t*, MemSpace> step_offsets;  // [T + 1]
+  Kokkos::View<std::int32_t*, MemSpace> source;
+  Kokkos::View<std::uint16_t*, MemSpace> count;
+  CountRing<MemSpace> ring;
+  std::int64_t t;
+  int slot, batch;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const std::int64_t e = step_offsets(t) + idx / batch;
+    const int b = static_cast<int>(idx % batch);
+    ring(slot, b, source(e)) = count(e);
+  }
+};
+
+// Bernoulli spikes (rates, p per source) or Poisson counts (lam, p0 = exp(-lam) per source), drawn per
+// (seed, purpose, global sample index, step, source).
+template <class ExecSpace>
+struct RandomInputFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  Kokkos::View<double*, MemSpace> p;   // Bernoulli probability, or lam for Poisson
+  Kokkos::View<double*, MemSpace> p0;  // exp(-lam) for Poisson (empty for Bernoulli)
+  CountRing<MemSpace> ring;
+  std::uint32_t seed, purpose;
+  std::int64_t t, sample_offset, n_src;
+  int slot;
+  bool poisson;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const std::int64_t j = idx % n_src;
+    const std::int64_t b = idx / n_src;
+    const double u = uniform01(seed, purpose, static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(t),
+                               static_cast<std::uint32_t>(sample_offset + b));
+    std::uint16_t a;
+    if (poisson) {
+      a = static_cast<std::uint16_t>(poisson_from_uniform(u, p(j), p0(j)));
+    } else {
+      a = u < p(j) ? 1 : 0;
+    }
+    ring(slot, static_cast<int>(b), j) = a;
+  }
+};
+
+}  // namespace dpointnet::device

@@ -1,0 +1,36 @@
+// Per-step forward statistics the losses need (spike counts, voltage-regularizer sums).
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include "device/model_constants.hpp"
+#include "device/surrogate.hpp"
+
+namespace dpointnet::device {
+
+// Forward-pass statistics for the losses: spike counts per (b, i) of one step, and the two voltage
+// regularizer sums over (b, i) of one step (functors with tags, so no lambda sits in a class member).
+template <class Real, class ExecSpace>
+struct ForwardStatsFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  struct CountTag {};
+  struct RangeTag {};
+  struct ThresholdTag {};
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts;
+  SpikeRing<MemSpace> ring;
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v;
+  std::int64_t n;
+  int slot;
+  KOKKOS_INLINE_FUNCTION void operator()(CountTag, const std::int64_t idx) const {
+    counts(static_cast<int>(idx / n), idx % n) += ring(slot, static_cast<int>(idx / n), idx % n);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(RangeTag, const std::int64_t idx, double& acc) const {
+    acc += vreg_range(static_cast<double>(v(static_cast<int>(idx / n), idx % n)));
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(ThresholdTag, const std::int64_t idx, double& acc) const {
+    const double x = static_cast<double>(v(static_cast<int>(idx / n), idx % n)) - 1.0;
+    acc += x * x;
+  }
+};
+
+}  // namespace dpointnet::device

@@ -1,0 +1,38 @@
+// Device-side containers of the neuron model: per-neuron constants, per-sample state and the activity rings.
+// Plain data (no JSON, no I/O): every device translation unit includes this.
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include "network/neuron_model.hpp"
+
+namespace dpointnet::device {
+
+// Per-neuron constants on the device, normalized units.
+template <class Real, class MemSpace>
+struct NeuronConstants {
+  Kokkos::View<Real*, MemSpace> decay, current_factor, v_reset;
+  Kokkos::View<int*, MemSpace> t_ref_steps, n_channels;
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> asc_amps, asc_decay;     // [kNumAsc][N]
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> syn_decay, psc_initial;  // [R][N]
+};
+
+// State per sample and neuron. Views are [B][N] or [B][R][N] (LayoutRight, neurons fastest).
+template <class Real, class MemSpace>
+struct NeuronState {
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v;
+  Kokkos::View<std::int16_t**, Kokkos::LayoutRight, MemSpace> r;
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> asc;       // [B][kNumAsc][N]
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> psc_rise;  // [B][R][N]
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> psc;       // [B][R][N]
+};
+
+// Spike history ring: slot (t mod D) holds the spikes emitted in step t. [D][B][N]
+template <class MemSpace>
+using SpikeRing = Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, MemSpace>;
+
+// Input activity ring of a virtual population: slot (t mod D) holds the counts of step t. [D][B][n_src]
+template <class MemSpace>
+using CountRing = Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, MemSpace>;
+
+}  // namespace dpointnet::device

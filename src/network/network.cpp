@@ -1,0 +1,46 @@
+#include "network/network.hpp"
+
+#include <algorithm>
+
+namespace dpointnet {
+
+double Network::to_normalized(std::int64_t target, double w_pA) const {
+  return w_pA / neurons[static_cast<std::size_t>(target)].vs;
+}
+
+double Network::to_pA(std::int64_t target, double w) const { return w * neurons[static_cast<std::size_t>(target)].vs; }
+
+std::vector<double> Network::initial_weights(int projection) const {
+  const Projection& p = projections[static_cast<std::size_t>(projection)];
+  std::vector<double> w(p.size());
+  for (std::size_t e = 0; e < w.size(); ++e) w[e] = to_normalized(p.target[e], p.weight_pA[e]);
+  return w;
+}
+
+void Network::finalize() {
+  n_channels = 1;
+  for (const auto& d : neurons) n_channels = std::max(n_channels, static_cast<int>(d.syn_decay.size()));
+  max_delay = 1;
+  for (const auto& pr : projections)
+    for (int d : pr.delay_steps) max_delay = std::max(max_delay, d);
+}
+
+const Population* Network::find_population(const std::string& name) const {
+  for (const auto& p : populations)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+int Network::projection_of(const std::string& vpop) const {
+  for (std::size_t i = 0; i < projections.size(); ++i)
+    if (!projections[i].recurrent && projections[i].source_population == vpop) return static_cast<int>(i);
+  return -1;
+}
+
+std::size_t Network::n_edges() const {
+  std::size_t n = 0;
+  for (const auto& p : projections) n += p.size();
+  return n;
+}
+
+}  // namespace dpointnet

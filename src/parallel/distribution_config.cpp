@@ -1,0 +1,69 @@
+#include "parallel/distribution_config.hpp"
+
+#include "util/error.hpp"
+#include "util/kokkos_compat.hpp"
+
+namespace dpointnet {
+
+DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const TrainConfig* tc, Launcher launcher,
+                                             int world_size, bool training) {
+  const std::string& f = cfg.path;
+  const DistributionSpec& spec = cfg.distribution;
+  DistributionConfig d;
+  d.mode = spec.mode;
+  d.devices = spec.devices;
+  d.replicas_requested = spec.replicas_requested;
+  d.global_batch_size = spec.global_batch_size;
+  // launcher and mode must agree
+  if (launcher == Launcher::Mpi && d.mode != DistributionMode::Mpi)
+    throw InputError(f, "run.distribution", "mode",
+                     "dpointnet-mpi needs run.distribution.mode \"mpi\" (use the serial dpointnet otherwise)");
+  if (launcher == Launcher::Serial && d.mode == DistributionMode::Mpi)
+    throw InputError(f, "run.distribution", "mode",
+                     "\"mpi\" needs the MPI driver: mpirun -n N dpointnet-mpi train ... (or srun)");
+  if (d.mode == DistributionMode::Mpi && d.replicas_requested > 0 && d.replicas_requested != world_size)
+    throw InputError(f, "run.distribution", "replicas",
+                     "asks for " + std::to_string(d.replicas_requested) + " replicas but the job has " +
+                         std::to_string(world_size) + " rank(s)");
+  if (d.mode == DistributionMode::Mirrored) {
+    if (d.devices.empty())
+      throw InputError(f, "run.distribution", "devices", "is required for mode \"mirrored\" (one entry per replica)");
+    if (d.replicas_requested > 0 && d.replicas_requested != static_cast<int>(d.devices.size()))
+      throw InputError(f, "run.distribution", "replicas", "differs from the number of devices listed");
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
+    for (const auto& dev : d.devices)
+      if (dev != d.devices[0])
+        throw InputError(f, "run.distribution", "devices",
+                         "mirrored replicas on different GPUs in one process are not supported by this Kokkos "
+                         "build (one device per process); use mode \"mpi\" with one rank per GPU");
+#else
+    for (const auto& dev : d.devices)
+      if (dev != "cpu" && dev != "0")
+        throw InputError(f, "run.distribution", "devices",
+                         "entry \"" + dev + "\": this is a host (" +
+                             std::string(Kokkos::DefaultExecutionSpace::name()) +
+                             ") build, replicas share the CPU: list \"cpu\" once per replica");
+#endif
+  }
+  const int replicas = d.mode == DistributionMode::Mpi ? world_size * d.local_replicas() : d.local_replicas();
+  if (d.global_batch_size > 0 && d.global_batch_size != static_cast<long long>(cfg.batch_size) * replicas)
+    throw InputError(f, "run", "global_batch_size",
+                     "is " + std::to_string(d.global_batch_size) + " but run.batch_size x replicas = " +
+                         std::to_string(cfg.batch_size) + " x " + std::to_string(replicas) + " = " +
+                         std::to_string(static_cast<long long>(cfg.batch_size) * replicas));
+  if (d.mode != DistributionMode::None) {
+    if (!training)
+      throw InputError(f, "run", "distribution",
+                       "sample-parallel runs train; simulate (inference) is refused under a distribution mode");
+    if (cfg.double_precision)
+      throw InputError(f, "run", "precision", "distributed training is FP32 only (run.precision \"float32\")");
+    if (tc)
+      for (const auto& l : tc->losses)
+        if (!l.sample_separable)
+          throw InputError(f, "train.losses", l.name,
+                           "is not sample-separable (a batch statistic) and is refused under a distribution mode");
+  }
+  return d;
+}
+
+}  // namespace dpointnet

@@ -1,0 +1,27 @@
+// `run.distribution` (typed by the config layer) checked against the launcher, the world size and the
+// admitted scope (docs/multi-gpu.md), before anything is written.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config/simulation_config.hpp"
+#include "train/train_config.hpp"
+
+namespace dpointnet {
+
+enum class Launcher { Serial, Mpi };
+
+struct DistributionConfig {
+  DistributionMode mode = DistributionMode::None;
+  std::vector<std::string> devices;  // mirrored: one replica per entry
+  int replicas_requested = 0;        // run.distribution.replicas (0: not given)
+  long long global_batch_size = 0;   // run.global_batch_size (0: not given)
+
+  // Checks the mode against the launcher and world size, the global batch size, and the admitted
+  // scope (FP32, sample-separable losses, ...). Throws InputError naming the setting.
+  static DistributionConfig parse(const SimulationConfig& cfg, const TrainConfig* tc, Launcher launcher, int world_size,
+                                  bool training);
+  int local_replicas() const { return mode == DistributionMode::Mirrored ? static_cast<int>(devices.size()) : 1; }
+};
+
+}  // namespace dpointnet

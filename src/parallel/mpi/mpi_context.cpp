@@ -1,0 +1,68 @@
+#include "parallel/mpi/mpi_context.hpp"
+
+#include <climits>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace dpointnet {
+
+namespace {
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw std::runtime_error(std::string("MPI error in ") + what);
+}
+// MPI counts are int: split large buffers into chunks.
+template <class F>
+void chunked(std::size_t n, F f) {
+  const std::size_t chunk = static_cast<std::size_t>(INT_MAX / 2);
+  for (std::size_t off = 0; off < n; off += chunk) f(off, static_cast<int>(std::min(chunk, n - off)));
+}
+}  // namespace
+
+MpiContext::MpiContext(MPI_Comm comm) {
+  check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
+MpiContext::~MpiContext() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void MpiContext::allreduce_sum(float* data, std::size_t n) {
+  chunked(n, [&](std::size_t off, int c) {
+    check(MPI_Allreduce(MPI_IN_PLACE, data + off, c, MPI_FLOAT, MPI_SUM, comm_), "MPI_Allreduce");
+  });
+}
+void MpiContext::allreduce_sum(double* data, std::size_t n) {
+  chunked(n, [&](std::size_t off, int c) {
+    check(MPI_Allreduce(MPI_IN_PLACE, data + off, c, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+  });
+}
+void MpiContext::broadcast(double* data, std::size_t n) {
+  chunked(n, [&](std::size_t off, int c) { check(MPI_Bcast(data + off, c, MPI_DOUBLE, 0, comm_), "MPI_Bcast"); });
+}
+void MpiContext::broadcast(std::int64_t* data, std::size_t n) {
+  chunked(n, [&](std::size_t off, int c) { check(MPI_Bcast(data + off, c, MPI_INT64_T, 0, comm_), "MPI_Bcast"); });
+}
+void MpiContext::barrier() { check(MPI_Barrier(comm_), "MPI_Barrier"); }
+
+int local_rank(MPI_Comm comm, std::string* source) {
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MV2_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                        "PMI_LOCAL_RANK", "PALS_LOCAL_RANKID"}) {
+    if (const char* s = std::getenv(v)) {
+      if (source) *source = v;
+      return std::atoi(s);
+    }
+  }
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int r = 0;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_free(&node);
+  if (source) *source = "MPI_COMM_TYPE_SHARED split";
+  return r;
+}
+
+}  // namespace dpointnet

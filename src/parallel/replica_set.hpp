@@ -1,0 +1,110 @@
+// The replicas of this process (1, or several in mirrored mode) and the job's context, with one update's
+// gradient computation and reduction: one packed FP32 buffer, summed over local replicas, one in-place
+// allreduce, the mean. Without a distribution mode the single trainer's gradients are used as they are.
+#pragma once
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "parallel/distribution_config.hpp"
+#include "parallel/replica_context.hpp"
+#include "train/sample_schedule.hpp"
+#include "train/trainer.hpp"
+#include "train/trainer_state.hpp"
+#include "util/log.hpp"
+
+namespace dpointnet {
+
+template <class Real>
+class ReplicaSet {
+ public:
+  ReplicaSet(ReplicaContext& ctx, const DistributionConfig& dist, const Network& net,
+             const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg, const TrainConfig& tc)
+      : ctx_(ctx), distributed_(dist.mode != DistributionMode::None), local_(dist.local_replicas()) {
+    schedule_ = SampleSchedule{cfg.batch_size, ctx.size() * local_};
+    for (int r = 0; r < local_; ++r)
+      reps_.push_back(std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc,
+                                                      cfg.batch_size));
+  }
+
+  Trainer<Real>& chief() { return *reps_[0]; }
+  Trainer<Real>& local(int r) { return *reps_[static_cast<std::size_t>(r)]; }
+  int n_local() const { return local_; }
+  int replica_index(int r) const { return ctx_.rank() * local_ + r; }  // global replica index
+  bool distributed() const { return distributed_; }
+  const SampleSchedule& schedule() const { return schedule_; }
+  ReplicaContext& context() { return ctx_; }
+
+  // Gradients of update `update` (0-based) on every replica, averaged over the job; metrics are job means.
+  StepMetrics compute(std::int64_t update) {
+    std::vector<StepMetrics> ms;
+    for (int r = 0; r < local_; ++r) {
+      const std::int64_t first = schedule_.first_sample(update, replica_index(r));
+      if (distributed_)
+        log::get()->info("rank {} replica {}: update {} samples [{}, {})", ctx_.rank(), r, update + 1, first,
+                         first + schedule_.batch);
+      ms.push_back(reps_[static_cast<std::size_t>(r)]->compute_gradient(first));
+    }
+    if (!distributed_) return ms[0];
+    const std::size_t n = reps_[0]->packed_size();
+    sum_.assign(n, 0.0f);
+    for (auto& t : reps_) {
+      const float* p = t->pack_gradients();
+      for (std::size_t q = 0; q < n; ++q) sum_[q] += p[q];
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    ctx_.allreduce_sum(sum_.data(), n);
+    const double allreduce_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const int total = schedule_.replicas;
+    for (auto& t : reps_) t->unpack_gradients(sum_.data(), 1.0 / total);
+    // metrics: a separate small reduction of the local sums
+    StepMetrics m = ms[0];
+    std::vector<double> v(m.loss_terms.size() + 2, 0.0);
+    for (const auto& x : ms) {
+      v[0] += x.loss;
+      v[1] += x.rate_hz;
+      for (std::size_t q = 0; q < x.loss_terms.size(); ++q) v[q + 2] += x.loss_terms[q];
+    }
+    ctx_.allreduce_sum(v.data(), v.size());
+    m.loss = v[0] / total;
+    m.rate_hz = v[1] / total;
+    for (std::size_t q = 0; q < m.loss_terms.size(); ++q) m.loss_terms[q] = v[q + 2] / total;
+    m.grad_norm = reps_[0]->last_grad_norm();
+    m.t_allreduce = allreduce_s;
+    return m;
+  }
+
+  void update() {
+    for (auto& t : reps_) t->apply_update();
+  }
+
+  // The chief's state to every replica (start and after a restore); `source` names it in errors.
+  void broadcast_state(CheckpointState& state, const std::string& source) {
+    std::vector<double> flat;
+    for (auto& s : state.surfaces)
+      for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v}) flat.insert(flat.end(), v->begin(), v->end());
+    std::int64_t hdr[2] = {state.step, static_cast<std::int64_t>(flat.size())};
+    ctx_.broadcast(hdr, 2);
+    flat.resize(static_cast<std::size_t>(hdr[1]));
+    ctx_.broadcast(flat.data(), flat.size());
+    state.step = hdr[0];
+    std::size_t off = 0;
+    for (auto& s : state.surfaces)
+      for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v}) {
+        std::copy(flat.begin() + static_cast<std::ptrdiff_t>(off),
+                  flat.begin() + static_cast<std::ptrdiff_t>(off + v->size()), v->begin());
+        off += v->size();
+      }
+    for (auto& t : reps_) restore_state(*t, state, source);
+  }
+
+ private:
+  ReplicaContext& ctx_;
+  bool distributed_;
+  int local_;
+  SampleSchedule schedule_;
+  std::vector<std::unique_ptr<Trainer<Real>>> reps_;
+  std::vector<float> sum_;
+};
+
+}  // namespace dpointnet

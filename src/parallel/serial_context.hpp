@@ -1,0 +1,18 @@
+// The ReplicaContext of a job of one process: collectives are identities.
+#pragma once
+#include "parallel/replica_context.hpp"
+
+namespace dpointnet {
+
+class SerialContext final : public ReplicaContext {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  void allreduce_sum(float*, std::size_t) override {}
+  void allreduce_sum(double*, std::size_t) override {}
+  void broadcast(double*, std::size_t) override {}
+  void broadcast(std::int64_t*, std::size_t) override {}
+  void barrier() override {}
+};
+
+}  // namespace dpointnet

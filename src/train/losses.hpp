@@ -1,0 +1,48 @@
+// The losses (docs/model.md, "Losses"): one object per configured loss, giving its value and its gradient
+// with respect to the spike counts. The voltage regularizer's per-step gradient and the weight regularizer's
+// per-edge gradient are applied on the device by the trainer (through the scales reported here).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "network/network.hpp"
+#include "train/train_config.hpp"
+
+namespace dpointnet {
+
+// What the losses see after a forward pass of B samples of T steps over N neurons.
+struct LossInputs {
+  int B = 1;
+  std::int64_t N = 0, T = 0;
+  double dt = 1.0;
+  const std::int32_t* counts = nullptr;  // spikes per (b, i), row-major [B][N]
+  double vreg_range_sum = 0, vreg_threshold_sum = 0;  // raw sums over (b, t, i)
+  double weight_sq_sum = 0;                           // sum over trainable edges of (w - w0)^2
+  std::int64_t n_trainable = 0;                       // trainable edges over all surfaces
+};
+
+class Loss {
+ public:
+  explicit Loss(const LossSpec& spec) : spec_(spec) {}
+  virtual ~Loss() = default;
+  const LossSpec& spec() const { return spec_; }
+  virtual double value(const LossInputs& in) const = 0;
+  // Adds dL/dcount(b, i) into rate_grad ([B][N]); losses that do not read counts add nothing.
+  virtual void add_count_gradient(const LossInputs& in, std::vector<double>& rate_grad) const { (void)in, (void)rate_grad; }
+
+ protected:
+  LossSpec spec_;
+};
+
+std::vector<std::unique_ptr<Loss>> make_losses(const TrainConfig& tc, const Network& net);
+
+// Per-(b, t, i) scales of the voltage regularizer's gradient (sum of costs / (B T N) per mode), and the weight
+// regularizer's scale (sum of costs / trainable edges).
+struct RegularizerScales {
+  double vreg_range = 0, vreg_threshold = 0, weight = 0;
+};
+RegularizerScales regularizer_scales(const TrainConfig& tc, int B, std::int64_t T, std::int64_t N,
+                                     std::int64_t n_trainable);
+
+}  // namespace dpointnet

@@ -1,0 +1,39 @@
+#include "train/metrics_log.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace dpointnet {
+
+MetricsLog::MetricsLog(const std::string& path, const std::vector<std::string>& loss_names, bool with_allreduce,
+                       std::int64_t keep_until)
+    : with_allreduce_(with_allreduce) {
+  std::vector<std::string> kept;
+  if (keep_until >= 0 && std::filesystem::exists(path)) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      if (std::stoll(line.substr(0, line.find(','))) <= keep_until) kept.push_back(line);
+    }
+  }
+  out_.open(path, std::ios::trunc);
+  out_ << "step,loss";
+  for (const auto& l : loss_names) out_ << "," << l;
+  out_ << ",rate_hz,grad_norm,samples_per_s,seconds" << (with_allreduce_ ? ",allreduce_s" : "") << "\n";
+  for (const auto& k : kept) out_ << k << "\n";
+  out_.flush();
+}
+
+void MetricsLog::append(const StepMetrics& m) {
+  out_ << m.step << "," << fmt::format("{:.9g}", m.loss);
+  for (double v : m.loss_terms) out_ << "," << fmt::format("{:.9g}", v);
+  out_ << "," << fmt::format("{:.9g}", m.rate_hz) << "," << fmt::format("{:.9g}", m.grad_norm) << ","
+       << fmt::format("{:.4g}", m.samples_per_s) << "," << fmt::format("{:.4g}", m.seconds);
+  if (with_allreduce_) out_ << "," << fmt::format("{:.4g}", m.t_allreduce);
+  out_ << "\n";
+  out_.flush();
+}
+
+}  // namespace dpointnet

@@ -1,0 +1,25 @@
+// metrics.csv: one row per update (step, loss, each loss term, rate, gradient norm, throughput, time and, for
+// sample-parallel runs, the allreduce time). On resume the rows up to the checkpoint's step are kept.
+#pragma once
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "train/trainer.hpp"
+
+namespace dpointnet {
+
+class MetricsLog {
+ public:
+  // keep_until >= 0: keep the existing rows with step <= keep_until (resume); else start a new file.
+  MetricsLog(const std::string& path, const std::vector<std::string>& loss_names, bool with_allreduce,
+             std::int64_t keep_until);
+  void append(const StepMetrics& m);
+
+ private:
+  std::ofstream out_;
+  bool with_allreduce_;
+};
+
+}  // namespace dpointnet

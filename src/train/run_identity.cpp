@@ -1,0 +1,59 @@
+#include "train/run_identity.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include "util/hash.hpp"
+
+using nlohmann::json;
+
+namespace dpointnet {
+
+std::string config_hash(const SimulationConfig& cfg) {
+  json j;
+  for (const auto& in : cfg.inputs) {
+    json e = cfg.resolved["inputs"][in.name];
+    if (e.contains("input_file")) {
+      std::ifstream f(in.file, std::ios::binary);
+      e["input_file"] =
+          fnv1a64_hex(std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()));
+    }
+    j["inputs"][in.name] = e;
+  }
+  j["run"] = {{"dt", cfg.dt},
+              {"tstop", cfg.tstop},
+              {"seed", cfg.seed},
+              {"batch_size", cfg.batch_size},
+              {"precision", cfg.double_precision ? "float64" : "float32"}};
+  json t = cfg.resolved["train"];
+  for (const char* k :
+       {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "save_checkpoint_every", "log_every"})
+    t.erase(k);
+  j["train"] = t;
+  return fnv1a64_hex(j.dump());
+}
+
+std::string network_hash(const Network& net) {
+  std::string bytes = std::to_string(net.n_neurons) + ";" + std::to_string(net.dt) + ";";
+  auto append = [&bytes](const auto& vec) {
+    bytes.append(reinterpret_cast<const char*>(vec.data()), vec.size() * sizeof(vec[0]));
+  };
+  for (const auto& d : net.neurons) {
+    const std::vector<double> v = {
+        d.vs,          d.E_L,         d.decay,        d.current_factor, d.v_reset, double(d.t_ref_steps),
+        d.asc_amps[0], d.asc_amps[1], d.asc_decay[0], d.asc_decay[1]};
+    append(v);
+    append(d.syn_decay);
+  }
+  for (const auto& p : net.projections) {
+    bytes += p.source_population + ":" + std::to_string(p.size()) + ";";
+    append(p.weight_pA);
+    append(p.target);
+    append(p.source);
+    append(p.channel);
+    append(p.delay_steps);
+  }
+  return fnv1a64_hex(bytes);
+}
+
+}  // namespace dpointnet

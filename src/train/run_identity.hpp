@@ -1,0 +1,17 @@
+// What identifies a training run, so that a checkpoint file resumes only the run it came from.
+#pragma once
+#include <string>
+
+#include "config/simulation_config.hpp"
+#include "network/network.hpp"
+
+namespace dpointnet {
+
+// run (dt, tstop, seed, batch, precision), inputs (spike files by content, not by path) and the train section
+// without the keys that only say how long or how often (steps/epochs, checkpoint_interval, save/log
+// intervals), nor where files are: those may change on resume.
+std::string config_hash(const SimulationConfig& cfg);
+// Neuron constants and, per projection, sources, targets, channels, delays and initial weights (pA).
+std::string network_hash(const Network& net);
+
+}  // namespace dpointnet

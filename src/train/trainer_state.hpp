@@ -1,0 +1,77 @@
+// Trainer <-> checkpoint state: the one host export path of the weights (normalized and pA, read order).
+#pragma once
+#include <string>
+
+#include "network/network.hpp"
+#include "train/checkpoint_file.hpp"
+#include "train/sample_schedule.hpp"
+#include "train/trainer.hpp"
+#include "util/error.hpp"
+
+namespace dpointnet {
+
+// The trainer's weights, initial weights and Adam state, with the run's identity and sample counter.
+template <class Real, class ExecSpace>
+CheckpointState capture_state(const Trainer<Real, ExecSpace>& tr, const Network& net, const SimulationConfig& cfg,
+                              const std::string& chash, const std::string& nhash, const SampleSchedule& schedule) {
+  using F = typename Trainer<Real, ExecSpace>::Field;
+  CheckpointState c;
+  c.step = tr.adam_step();
+  c.next_sample = schedule.next_sample(tr.adam_step());
+  c.seed = cfg.seed;
+  c.config_hash = chash;
+  c.network_hash = nhash;
+  c.precision = cfg.double_precision ? "float64" : "float32";
+  for (int s = 0; s < tr.n_surfaces(); ++s) {
+    SurfaceState st;
+    st.name = tr.surface_name(s);
+    st.trainable = tr.surface_trainable(s);
+    st.weight = tr.get(s, F::Weight);
+    st.initial_weight = tr.get(s, F::InitialWeight);
+    if (st.trainable) {
+      st.adam_m = tr.get(s, F::AdamM);
+      st.adam_v = tr.get(s, F::AdamV);
+    }
+    const Projection& p = net.projections[static_cast<std::size_t>(tr.surface_projection(s))];
+    st.weight_pA.resize(st.weight.size());
+    for (std::size_t e = 0; e < st.weight.size(); ++e) st.weight_pA[e] = net.to_pA(p.target[e], st.weight[e]);
+    c.surfaces.push_back(std::move(st));
+  }
+  return c;
+}
+
+// Loads a checkpoint state into the trainer; `source` names it in errors.
+template <class Real, class ExecSpace>
+void restore_state(Trainer<Real, ExecSpace>& tr, const CheckpointState& c, const std::string& source) {
+  using F = typename Trainer<Real, ExecSpace>::Field;
+  for (int s = 0; s < tr.n_surfaces(); ++s) {
+    const SurfaceState* st = nullptr;
+    for (const auto& x : c.surfaces)
+      if (x.name == tr.surface_name(s)) st = &x;
+    if (!st) throw InputError(source, "", "surfaces", "has no surface '" + tr.surface_name(s) + "'");
+    tr.set(s, F::Weight, st->weight);
+    tr.set(s, F::InitialWeight, st->initial_weight);
+    if (tr.surface_trainable(s)) {
+      tr.set(s, F::AdamM, st->adam_m);
+      tr.set(s, F::AdamV, st->adam_v);
+    }
+  }
+  tr.set_adam_step(c.step);
+}
+
+// Per projection, the weights in pA and read order: trained surfaces from the trainer, frozen ones as read.
+template <class Real, class ExecSpace>
+std::vector<std::vector<double>> weights_pA(const Trainer<Real, ExecSpace>& tr, const Network& net) {
+  using F = typename Trainer<Real, ExecSpace>::Field;
+  std::vector<std::vector<double>> out;
+  for (const auto& p : net.projections) out.push_back(p.weight_pA);
+  for (int s = 0; s < tr.n_surfaces(); ++s) {
+    if (!tr.surface_trainable(s)) continue;
+    const auto k = static_cast<std::size_t>(tr.surface_projection(s));
+    const auto w = tr.get(s, F::Weight);
+    for (std::size_t e = 0; e < w.size(); ++e) out[k][e] = net.to_pA(net.projections[k].target[e], w[e]);
+  }
+  return out;
+}
+
+}  // namespace dpointnet
