@@ -1,11 +1,11 @@
 #include "drivers/commands.hpp"
-#include "drivers/train_options.hpp"
 
 #include <memory>
 
-#include "generator/network_generator.hpp"
 #include "app/simulate_run.hpp"
 #include "app/train_run.hpp"
+#include "drivers/train_options.hpp"
+#include "generator/network_generator.hpp"
 #include "util/kokkos_compat.hpp"
 #include "util/log.hpp"
 

@@ -15,7 +15,6 @@ namespace dpointnet::test {
 
 namespace fs = std::filesystem;
 
-
 class GeneratorTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -69,7 +68,7 @@ inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
-const char* kEdgeFiles[3][2] = {
+inline const char* const kEdgeFiles[3][2] = {
     {"v1_v1_edges.h5", "v1_to_v1"}, {"lgn_v1_edges.h5", "lgn_to_v1"}, {"bkg_v1_edges.h5", "bkg_to_v1"}};
 
 inline std::size_t population_size(const fs::path& nodes_file, const std::string& pop) {

@@ -1,5 +1,5 @@
-// Loading BMTK's point_450glifs example (issue 2, item 2). Expected numbers are the counts of BMTK's example as published with it
-// (counted there with h5py), not from dpointnet.
+// Loading BMTK's point_450glifs example (issue 2, item 2). Expected numbers are the counts of BMTK's example as
+// published with it (counted there with h5py), not from dpointnet.
 #include <gtest/gtest.h>
 
 #include <map>

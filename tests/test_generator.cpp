@@ -18,16 +18,15 @@
 
 #include "config/simulation_config.hpp"
 #include "generator/network_generator.hpp"
+#include "generator_support.hpp"
 #include "io/hdf5_file.hpp"
 #include "network/network_builder.hpp"
-#include "generator_support.hpp"
 #include "util/error.hpp"
 
 namespace fs = std::filesystem;
 using namespace dpointnet;
 
 using namespace dpointnet::test;
-
 
 // (1) Same seed -> identical datasets; another seed -> different network.
 TEST_F(GeneratorTest, SameSeedIsIdenticalOtherSeedDiffers) {
@@ -264,4 +263,3 @@ TEST_F(GeneratorTest, IndicesConsistentWithEdges) {
     }
   }
 }
-

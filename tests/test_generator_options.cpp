@@ -18,9 +18,9 @@
 
 #include "config/simulation_config.hpp"
 #include "generator/network_generator.hpp"
+#include "generator_support.hpp"
 #include "io/hdf5_file.hpp"
 #include "network/network_builder.hpp"
-#include "generator_support.hpp"
 #include "util/error.hpp"
 
 namespace fs = std::filesystem;

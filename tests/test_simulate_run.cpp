@@ -1,9 +1,9 @@
 // The `simulate` run end to end on BMTK's 450-cell example: outputs, layout, refusal to overwrite.
 #include <gtest/gtest.h>
 
+#include "app/simulate_run.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/spike_file.hpp"
-#include "app/simulate_run.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
 

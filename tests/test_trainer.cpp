@@ -10,14 +10,13 @@
 #include "network/network_builder.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
-#include "train_setup.hpp"
 #include "train/train_config.hpp"
 #include "train/trainer.hpp"
+#include "train_setup.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;
 using nlohmann::json;
-
 
 // Time checkpointing: C = 1, 25 and T give bitwise identical gradients (float32, same thread count).
 TEST(Trainer, CheckpointIntervalDoesNotChangeGradients) {

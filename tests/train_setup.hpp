@@ -51,5 +51,4 @@ inline json train_section(double lr, int checkpoint_interval, double target) {
               {"optimizer", {{"lr", lr}}}};
 }
 
-
 }  // namespace dpointnet::test

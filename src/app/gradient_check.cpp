@@ -26,8 +26,8 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
       terminal.assign(per * static_cast<std::size_t>(rs.schedule().global_batch()), 0.0);
       for (int r = 0; r < rs.n_local(); ++r) {
         const auto st = rs.local(r).terminal_state();
-        const std::size_t first = static_cast<std::size_t>(rs.replica_index(r)) *
-                                  static_cast<std::size_t>(cfg.batch_size) * per;
+        const std::size_t first =
+            static_cast<std::size_t>(rs.replica_index(r)) * static_cast<std::size_t>(cfg.batch_size) * per;
         std::copy(st.begin(), st.end(), terminal.begin() + static_cast<std::ptrdiff_t>(first));
       }
       ctx.allreduce_sum(terminal.data(), terminal.size());
@@ -67,8 +67,8 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
                    ms[0].loss, ms[0].rate_hz, ms[0].grad_norm, out);
 }
 
-template void run_gradient_check<float>(ReplicaSet<float>&, const Network&, const SimulationConfig&,
-                                        const TrainConfig&, const std::string&, int);
+template void run_gradient_check<float>(ReplicaSet<float>&, const Network&, const SimulationConfig&, const TrainConfig&,
+                                        const std::string&, int);
 template void run_gradient_check<double>(ReplicaSet<double>&, const Network&, const SimulationConfig&,
                                          const TrainConfig&, const std::string&, int);
 

@@ -81,12 +81,15 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
     metrics = std::make_unique<MetricsLog>((out / "metrics.csv").string(), names, rs.distributed(),
                                            resume ? resume->step : -1);
   }
+  // The chief writes; every rank waits for it, so that no rank runs ahead (and fails) while the file is written.
   auto save = [&](const std::string& why) {
-    if (!chief) return;
-    fs::create_directories(out / "checkpoints");
-    const std::string p = (out / "checkpoints" / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string();
-    write_checkpoint_file(p, capture_state(tr, net, cfg, chash, nhash, rs.schedule()));
-    lg->info("checkpoint file ({}) {}", why, p);
+    if (chief) {
+      fs::create_directories(out / "checkpoints");
+      const std::string p = (out / "checkpoints" / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string();
+      write_checkpoint_file(p, capture_state(tr, net, cfg, chash, nhash, rs.schedule()));
+      lg->info("checkpoint file ({}) {}", why, p);
+    }
+    ctx.barrier();
   };
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t first = tr.adam_step();
@@ -111,7 +114,6 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
     if (cmd.stop_after > 0 && done_here >= cmd.stop_after) {
       save("stop requested");
       if (chief) lg->warn("stopping after {} updates as requested (--stop-after); resume with --resume", done_here);
-      ctx.barrier();
       return 0;
     }
   }
@@ -126,9 +128,9 @@ CheckpointState read_resume(const std::string& path, const std::string& nhash, c
   if (!fs::exists(path)) throw InputError(path, "", "--resume", "checkpoint file does not exist");
   CheckpointState ck = read_checkpoint_file(path);
   if (ck.network_hash != nhash)
-    throw InputError(path, "", "network_hash",
-                     "the checkpoint was written for another network (hash " + ck.network_hash + ", this network " +
-                         nhash + ")");
+    throw InputError(
+        path, "", "network_hash",
+        "the checkpoint was written for another network (hash " + ck.network_hash + ", this network " + nhash + ")");
   if (ck.config_hash != chash)
     throw InputError(path, "", "config_hash",
                      "the checkpoint was written with another config (hash " + ck.config_hash + ", this config " +

@@ -112,12 +112,13 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
   if (!nets.contains("nodes") || !nets["nodes"].is_array() || nets["nodes"].empty())
     throw InputError(c.path, "networks", "nodes", "must be a non-empty list");
   for (const json& n : nets["nodes"])
-    c.nodes.push_back({JsonReader(c.path, "networks.nodes").required_string(n, "nodes_file"), JsonReader(c.path, "networks.nodes").required_string(n, "node_types_file")});
+    c.nodes.push_back({JsonReader(c.path, "networks.nodes").required_string(n, "nodes_file"),
+                       JsonReader(c.path, "networks.nodes").required_string(n, "node_types_file")});
   if (nets.contains("edges")) {
     for (const json& e : nets["edges"]) {
       if (e.contains("enabled") && e["enabled"].is_boolean() && !e["enabled"].get<bool>()) continue;
-      c.edges.push_back(
-          {JsonReader(c.path, "networks.edges").required_string(e, "edges_file"), JsonReader(c.path, "networks.edges").required_string(e, "edge_types_file")});
+      c.edges.push_back({JsonReader(c.path, "networks.edges").required_string(e, "edges_file"),
+                         JsonReader(c.path, "networks.edges").required_string(e, "edge_types_file")});
     }
   }
 
@@ -132,7 +133,8 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
       const std::string type = JsonReader(c.path, sec).required_string(in, "input_type");
       if (type == "spikes") {
         s.kind = InputKind::SpikeFile;
-        const std::string module = in.contains("module") ? JsonReader(c.path, sec).required_string(in, "module") : "sonata";
+        const std::string module =
+            in.contains("module") ? JsonReader(c.path, sec).required_string(in, "module") : "sonata";
         if (module != "sonata" && module != "h5" && module != "hdf5")
           throw InputError(c.path, sec, "module",
                            "spike input module \"" + module + "\" is not supported (use sonata, h5 or hdf5)");
@@ -210,12 +212,14 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
       std::string module = JsonReader(c.path, sec).required_string(rep, "module");
       if (module != "membrane_report" && module != "multimeter_report")
         throw InputError(c.path, sec, "module", "\"" + module + "\" is not supported (membrane_report)");
-      std::string var = rep.contains("variable_name") ? JsonReader(c.path, sec).required_string(rep, "variable_name") : "V_m";
+      std::string var =
+          rep.contains("variable_name") ? JsonReader(c.path, sec).required_string(rep, "variable_name") : "V_m";
       if (var != "V_m") throw InputError(c.path, sec, "variable_name", "only V_m can be recorded");
       VoltageReport vr;
       vr.name = name;
       vr.node_set = rep.contains("cells") ? JsonReader(c.path, sec).required_string(rep, "cells") : "all";
-      std::string fname = rep.contains("file_name") ? JsonReader(c.path, sec).required_string(rep, "file_name") : name + ".h5";
+      std::string fname =
+          rep.contains("file_name") ? JsonReader(c.path, sec).required_string(rep, "file_name") : name + ".h5";
       vr.file = fs::path(fname).is_absolute() ? fname : (fs::path(c.output_dir) / fname).string();
       c.voltage_reports.push_back(vr);
     }

@@ -3,8 +3,8 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "device/model_constants.hpp"
 #include "device/fixed_point.hpp"
+#include "device/model_constants.hpp"
 
 namespace dpointnet::device {
 

@@ -38,7 +38,6 @@ void write_nodes_file(const fs::path& path, const std::string& pop, const std::v
   for (const auto& [name, values] : props) f.write_double(base + "/0/" + name, values);
 }
 
-
 std::size_t reserve_estimate(double n_targets, double mean_in_degree) {
   const double mean = n_targets * mean_in_degree;
   return static_cast<std::size_t>(mean + 6.0 * std::sqrt(mean) + 16.0);
@@ -101,7 +100,6 @@ void write_indices(h5::File& f, const std::string& base, const EdgeSet& e, std::
     f.write_uint64_2d(base + "/indices/source_to_target/range_to_edge_id", r2e, rows, 2);
   }
 }
-
 
 }  // namespace
 

@@ -54,8 +54,7 @@ struct EdgeFileSpec {
 };
 
 // Writes the edges file (columns, SONATA indices) and frees the columns as it goes.
-void write_edges_file(const std::filesystem::path& path, const EdgeFileSpec& pr, EdgeSet& e, bool overwrite,
-                      bool gzip);
+void write_edges_file(const std::filesystem::path& path, const EdgeFileSpec& pr, EdgeSet& e, bool overwrite, bool gzip);
 
 // The edge types CSV of a synapse-type table.
 std::string edge_types_csv(const SynType* types, int n);

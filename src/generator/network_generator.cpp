@@ -193,13 +193,27 @@ void generate_network(const GeneratorOptions& opt) {
     // The projections as a table of rules; one loop builds each, target by target, and writes it.
     const auto nu = static_cast<std::uint64_t>(n);
     const ProjectionRule rules[] = {
-        {{"v1_v1_edges.h5", "v1_to_v1", "v1", "v1", nu, nu, kRecurrentTypes, 4}, "v1_v1_edge_types.csv",
-         kPurposeRecurrentTopology, kPurposeRecurrentWeights, Topology::AllOthers, plan.k_rec, true},
+        {{"v1_v1_edges.h5", "v1_to_v1", "v1", "v1", nu, nu, kRecurrentTypes, 4},
+         "v1_v1_edge_types.csv",
+         kPurposeRecurrentTopology,
+         kPurposeRecurrentWeights,
+         Topology::AllOthers,
+         plan.k_rec,
+         true},
         {{"lgn_v1_edges.h5", "lgn_to_v1", "lgn", "v1", static_cast<std::uint64_t>(plan.n_lgn), nu, kLgnTypes, 2},
-         "lgn_v1_edge_types.csv", kPurposeLgnTopology, kPurposeLgnWeights, Topology::Bernoulli, plan.k_lgn, false},
+         "lgn_v1_edge_types.csv",
+         kPurposeLgnTopology,
+         kPurposeLgnWeights,
+         Topology::Bernoulli,
+         plan.k_lgn,
+         false},
         {{"bkg_v1_edges.h5", "bkg_to_v1", "bkg", "v1", static_cast<std::uint64_t>(plan.n_bkg), nu, kBkgTypes, 2},
-         "bkg_v1_edge_types.csv", kPurposeBkgTopology, kPurposeBkgWeights, Topology::ExactlyK,
-         static_cast<double>(plan.k_bkg), false},
+         "bkg_v1_edge_types.csv",
+         kPurposeBkgTopology,
+         kPurposeBkgWeights,
+         Topology::ExactlyK,
+         static_cast<double>(plan.k_bkg),
+         false},
     };
     for (const ProjectionRule& rule : rules) {
       const auto t0 = std::chrono::steady_clock::now();

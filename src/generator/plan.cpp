@@ -28,13 +28,6 @@ std::string num(double v) {
   return s.str();
 }
 
-  std::int64_t n_lgn = 0, n_bkg = 0;
-  double k_rec = 0;  // effective mean recurrent in-degree
-  double k_lgn = 0;  // effective mean LGN in-degree
-  std::int64_t k_bkg = 0;
-  double min_delay = 1.0;
-};
-
 Plan make_plan(const GeneratorOptions& o) {
   Plan p;
   if (o.out_dir.empty()) bad_option("out_dir", "--out", "must name a directory");
@@ -105,4 +98,5 @@ Plan make_plan(const GeneratorOptions& o) {
   p.min_delay = std::max(1.0, o.dt);
   return p;
 }
+
 }  // namespace dpointnet::generator

@@ -15,7 +15,8 @@ void export_edges(const Network& net, const SimulationConfig& cfg, const std::ve
   fs::create_directories(dir);
   // syn_weight per (edge population, row)
   std::vector<std::vector<double>> syn(net.edge_populations.size());
-  for (std::size_t q = 0; q < syn.size(); ++q) syn[q].assign(static_cast<std::size_t>(net.edge_populations[q].n_edges), 0.0);
+  for (std::size_t q = 0; q < syn.size(); ++q)
+    syn[q].assign(static_cast<std::size_t>(net.edge_populations[q].n_edges), 0.0);
   for (std::size_t k = 0; k < net.projections.size(); ++k) {
     const Projection& p = net.projections[k];
     for (std::size_t e = 0; e < p.size(); ++e)

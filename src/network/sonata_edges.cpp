@@ -17,7 +17,6 @@ namespace dpointnet {
 
 using impl::IdIndex;
 using impl::join;
-using impl::require_file;
 
 namespace {
 
@@ -46,13 +45,11 @@ void read_sonata_edges(const SimulationConfig& cfg, Network& net, const std::vec
 
   for (std::size_t ei = 0; ei < cfg.edges.size(); ++ei) {
     const auto& entry = cfg.edges[ei];
-    require_file(cfg, "networks.edges[" + std::to_string(ei) + "]", "edges_file", entry.edges_file);
-    require_file(cfg, "networks.edges[" + std::to_string(ei) + "]", "edge_types_file", entry.edge_types_file);
-    auto file = h5::File::open_read(entry.edges_file);
-    auto types = CsvTable::read(entry.edge_types_file);
-    if (!types.has_column("edge_type_id"))
-      throw InputError(entry.edge_types_file, "", "edge_type_id", "column is missing");
-    if (!file.is_group("/edges")) throw InputError(entry.edges_file, "", "/edges", "group is missing");
+    auto pair =
+        impl::open_sonata_pair(cfg, "networks.edges[" + std::to_string(ei) + "]", "edges_file", entry.edges_file,
+                               "edge_types_file", entry.edge_types_file, "edge_type_id", "/edges");
+    h5::File& file = pair.h5;
+    CsvTable& types = pair.types;
     for (const std::string& ename : file.children("/edges")) {
       const std::string base = "/edges/" + ename;
       if (!file.is_group(base)) continue;

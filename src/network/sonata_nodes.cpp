@@ -14,7 +14,6 @@ using nlohmann::json;
 namespace dpointnet {
 
 using impl::join;
-using impl::require_file;
 
 namespace {
 
@@ -29,13 +28,11 @@ struct NodeTypeInfo {
 void read_sonata_nodes(const SimulationConfig& cfg, Network& net, std::vector<NeuronParams>& params_out) {
   for (std::size_t ni = 0; ni < cfg.nodes.size(); ++ni) {
     const auto& entry = cfg.nodes[ni];
-    require_file(cfg, "networks.nodes[" + std::to_string(ni) + "]", "nodes_file", entry.nodes_file);
-    require_file(cfg, "networks.nodes[" + std::to_string(ni) + "]", "node_types_file", entry.node_types_file);
-    auto file = h5::File::open_read(entry.nodes_file);
-    auto types = CsvTable::read(entry.node_types_file);
-    if (!types.has_column("node_type_id"))
-      throw InputError(entry.node_types_file, "", "node_type_id", "column is missing");
-    if (!file.is_group("/nodes")) throw InputError(entry.nodes_file, "", "/nodes", "group is missing");
+    auto pair =
+        impl::open_sonata_pair(cfg, "networks.nodes[" + std::to_string(ni) + "]", "nodes_file", entry.nodes_file,
+                               "node_types_file", entry.node_types_file, "node_type_id", "/nodes");
+    h5::File& file = pair.h5;
+    CsvTable& types = pair.types;
     std::map<std::int64_t, NodeTypeInfo> type_cache;
     for (const std::string& pname : file.children("/nodes")) {
       const std::string base = "/nodes/" + pname;

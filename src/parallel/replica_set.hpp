@@ -23,8 +23,8 @@ class ReplicaSet {
       : ctx_(ctx), distributed_(dist.mode != DistributionMode::None), local_(dist.local_replicas()) {
     schedule_ = SampleSchedule{cfg.batch_size, ctx.size() * local_};
     for (int r = 0; r < local_; ++r)
-      reps_.push_back(std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc,
-                                                      cfg.batch_size));
+      reps_.push_back(
+          std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, cfg.batch_size));
   }
 
   Trainer<Real>& chief() { return *reps_[0]; }
@@ -82,7 +82,8 @@ class ReplicaSet {
   void broadcast_state(CheckpointState& state, const std::string& source) {
     std::vector<double> flat;
     for (auto& s : state.surfaces)
-      for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v}) flat.insert(flat.end(), v->begin(), v->end());
+      for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v})
+        flat.insert(flat.end(), v->begin(), v->end());
     std::int64_t hdr[2] = {state.step, static_cast<std::int64_t>(flat.size())};
     ctx_.broadcast(hdr, 2);
     flat.resize(static_cast<std::size_t>(hdr[1]));

@@ -143,8 +143,8 @@ template <class View>
 void Simulator<Real, ExecSpace>::from_read_order(int s, const std::vector<double>& values, View& v) const {
   const auto& order = file_order(s);
   if (v.extent(0) != values.size() || values.size() != order.size())
-    throw std::runtime_error("edge set " + std::to_string(s) + ": " + std::to_string(values.size()) +
-                             " values for " + std::to_string(v.extent(0)) + " edges");
+    throw std::runtime_error("edge set " + std::to_string(s) + ": " + std::to_string(values.size()) + " values for " +
+                             std::to_string(v.extent(0)) + " edges");
   auto h = Kokkos::create_mirror_view(v);
   for (std::size_t k = 0; k < order.size(); ++k)
     h(k) = static_cast<typename View::non_const_value_type>(values[static_cast<std::size_t>(order[k])]);

@@ -7,12 +7,12 @@ namespace {
 // Mean over (b, i) of (rate - target_i)^2, rate in Hz or spikes per step.
 class TargetFiringRateLoss final : public Loss {
  public:
-  TargetFiringRateLoss(const LossSpec& s, const Network& net) : Loss(s), target_(static_cast<std::size_t>(net.n_neurons)) {
+  TargetFiringRateLoss(const LossSpec& s, const Network& net)
+      : Loss(s), target_(static_cast<std::size_t>(net.n_neurons)) {
     for (std::int64_t i = 0; i < net.n_neurons; ++i) {
       double t = s.target;
       if (!s.target_by_type.empty()) {
-        const auto& pop =
-            net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
+        const auto& pop = net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
         const auto it = s.target_by_type.find(pop.node_type_ids[static_cast<std::size_t>(i - pop.offset)]);
         t = it == s.target_by_type.end() ? s.target : it->second;
       }

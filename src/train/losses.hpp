@@ -16,7 +16,7 @@ struct LossInputs {
   int B = 1;
   std::int64_t N = 0, T = 0;
   double dt = 1.0;
-  const std::int32_t* counts = nullptr;  // spikes per (b, i), row-major [B][N]
+  const std::int32_t* counts = nullptr;               // spikes per (b, i), row-major [B][N]
   double vreg_range_sum = 0, vreg_threshold_sum = 0;  // raw sums over (b, t, i)
   double weight_sq_sum = 0;                           // sum over trainable edges of (w - w0)^2
   std::int64_t n_trainable = 0;                       // trainable edges over all surfaces
@@ -29,7 +29,9 @@ class Loss {
   const LossSpec& spec() const { return spec_; }
   virtual double value(const LossInputs& in) const = 0;
   // Adds dL/dcount(b, i) into rate_grad ([B][N]); losses that do not read counts add nothing.
-  virtual void add_count_gradient(const LossInputs& in, std::vector<double>& rate_grad) const { (void)in, (void)rate_grad; }
+  virtual void add_count_gradient(const LossInputs& in, std::vector<double>& rate_grad) const {
+    (void)in, (void)rate_grad;
+  }
 
  protected:
   LossSpec spec_;

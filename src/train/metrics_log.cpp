@@ -1,7 +1,8 @@
 #include "train/metrics_log.hpp"
 
-#include <filesystem>
 #include <fmt/format.h>
+
+#include <filesystem>
 
 namespace dpointnet {
 

@@ -15,8 +15,7 @@ std::string config_hash(const SimulationConfig& cfg) {
     json e = cfg.resolved["inputs"][in.name];
     if (e.contains("input_file")) {
       std::ifstream f(in.file, std::ios::binary);
-      e["input_file"] =
-          fnv1a64_hex(std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()));
+      e["input_file"] = fnv1a64_hex(std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()));
     }
     j["inputs"][in.name] = e;
   }

@@ -9,15 +9,16 @@ using nlohmann::json;
 
 namespace dpointnet {
 
-
 TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) {
   TrainConfig t;
   const std::string& f = cfg.path;
   if (!cfg.resolved.contains("train") || !cfg.resolved["train"].is_object())
     throw InputError(f, "", "train", "section is required for training");
   const json& j = cfg.resolved["train"];
-  JsonReader(f, "train").reject_unknown(j, {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate", "voltage_gradient_dampening",
-       "recurrent_dampening_factor", "trainable", "losses", "optimizer", "save_checkpoint_every", "log_every"});
+  JsonReader(f, "train")
+      .reject_unknown(
+          j, {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate", "voltage_gradient_dampening",
+              "recurrent_dampening_factor", "trainable", "losses", "optimizer", "save_checkpoint_every", "log_every"});
   const JsonReader r(f, "train");
   if (j.contains("epochs") || j.contains("steps_per_epoch")) {
     if (j.contains("steps")) throw InputError(f, "train", "steps", "give either steps or epochs x steps_per_epoch");

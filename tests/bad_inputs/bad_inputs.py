@@ -21,244 +21,25 @@ Usage:
 Must run with Debian's /usr/bin/python3 (h5py, numpy).
 """
 
-import json
 import os
 import re
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import CaseFailure  # noqa: E402
+from bad_inputs_sandbox import Sandbox, EXAMPLE, COMPONENTS  # noqa: E402
+from bad_inputs_mutations import (  # noqa: E402
+    GLIF_E, IAF_E, m_none, m_rm, m_del_dataset, m_cell, m_cell_raw, m_syn_receptor, m_run, m_input,
+    m_unknown_model_template, m_delay_below_one_step, m_missing_syn_weight, m_set_element, m_inconsistent_lengths,
+    m_edges_into_virtual, m_mixed_virtual, m_spike_time_nonpositive, m_spike_node_not_in_population,
+    m_manifest_cycle)
 
 # The BMTK example vendored in tests/data/bmtk, found from this script's own location.
 DEFAULT_DATA = os.environ.get("DPOINTNET_BMTK_DIR", os.path.normpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "bmtk")))
-EXAMPLE = "point_450glifs"
-COMPONENTS = "point_components"
 
 h5py, np = harness.require_h5py_numpy("bad_inputs.py")
-
-
-# --------------------------------------------------------------------------------------------
-# The sandbox: a copy of the example and a simulation config
-# --------------------------------------------------------------------------------------------
-class Sandbox:
-    def __init__(self, data_dir, root):
-        self.root = root
-        self.base = os.path.join(root, EXAMPLE)          # config files live here
-        self.net = os.path.join(self.base, "network")
-        self.inputs = os.path.join(self.base, "inputs")
-        self.comp = os.path.join(root, COMPONENTS)
-        self.cells = os.path.join(self.comp, "cell_models")
-        self.syns = os.path.join(self.comp, "synaptic_models")
-        self.output_dir = os.path.join(root, "output")
-        src = os.path.join(data_dir, EXAMPLE)
-        os.makedirs(self.base)
-        shutil.copytree(os.path.join(src, "network"), self.net)
-        shutil.copytree(os.path.join(src, "inputs"), self.inputs)
-        shutil.copy2(os.path.join(src, "config.circuit.json"), os.path.join(self.base, "config.circuit.json"))
-        shutil.copytree(os.path.join(data_dir, COMPONENTS), self.comp)
-        self.config_path = os.path.join(self.base, "config.simulation.json")
-        self.config = {
-            "run": {"dt": 1.0, "tstop": 100.0},
-            "inputs": {
-                "LGN_spikes": {
-                    "input_type": "spikes",
-                    "module": "sonata",
-                    "input_file": "$BASE_DIR/inputs/lgn_spikes.h5",
-                    "node_set": "lgn",
-                }
-            },
-            "output": {
-                "output_dir": self.output_dir,
-                "log_file": "log.txt",
-                "spikes_file": "spikes.h5",
-                "overwrite_output_dir": False,
-            },
-            "manifest": {"$BASE_DIR": "."},
-            "network": "config.circuit.json",
-        }
-        self.spikes_file = os.path.join(self.output_dir, "spikes.h5")
-
-    # --- helpers used by mutations ---
-    def write_config(self):
-        with open(self.config_path, "w") as f:
-            json.dump(self.config, f, indent=2)
-
-    def edit_json(self, path, fn, raw=None):
-        """fn(dict) mutates the parsed JSON; or raw=text replaces the file verbatim."""
-        if raw is not None:
-            with open(path, "w") as f:
-                f.write(raw)
-            return
-        with open(path) as f:
-            d = json.load(f)
-        fn(d)
-        with open(path, "w") as f:
-            json.dump(d, f, indent=2)
-
-    def read_csv(self, path):
-        with open(path) as f:
-            rows = [line.split() for line in f if line.strip()]
-        return rows[0], rows[1:]
-
-    def write_csv(self, path, header, rows):
-        with open(path, "w") as f:
-            f.write(" ".join(header) + "\n")
-            for r in rows:
-                f.write(" ".join(r) + "\n")
-
-    def set_csv(self, path, key_col, key, col, value):
-        header, rows = self.read_csv(path)
-        k, c = header.index(key_col), header.index(col)
-        hit = False
-        for r in rows:
-            if r[k] == str(key):
-                r[c] = value
-                hit = True
-        if not hit:
-            raise RuntimeError("mutation failed: no row %s=%s in %s" % (key_col, key, path))
-        self.write_csv(path, header, rows)
-
-    def replace_dataset(self, path, ds, values):
-        with h5py.File(path, "r+") as h:
-            old = h[ds]
-            attrs = dict(old.attrs)
-            dtype = old.dtype
-            del h[ds]
-            new = h.create_dataset(ds, data=np.asarray(values, dtype=dtype))
-            for k, v in attrs.items():
-                new.attrs[k] = v
-
-    def output_listing(self):
-        return harness.output_listing(self.output_dir)
-
-
-# --------------------------------------------------------------------------------------------
-# Mutations. Each takes a Sandbox (config not yet written) and returns nothing.
-# --------------------------------------------------------------------------------------------
-GLIF_E = "593618144_glif_lif_asc_psc.json"   # node type 100 (glif_psc, e, inner)
-IAF_E = "IntFire1_exc_point.json"            # node type 105 (iaf_psc_alpha)
-
-
-def m_none(s):
-    pass
-
-
-def m_rm(*rel):
-    def f(s):
-        os.remove(os.path.join(s.base, *rel))
-    return f
-
-
-def m_del_dataset(rel, ds):
-    def f(s):
-        with h5py.File(os.path.join(s.net, rel), "r+") as h:
-            del h[ds]
-    return f
-
-
-def m_cell(key, value, fname=GLIF_E):
-    def f(s):
-        s.edit_json(os.path.join(s.cells, fname), lambda d: d.__setitem__(key, value))
-    return f
-
-
-def m_cell_raw(fname, fn_text):
-    def f(s):
-        p = os.path.join(s.cells, fname)
-        with open(p) as fh:
-            txt = fh.read()
-        s.edit_json(p, None, raw=fn_text(txt))
-    return f
-
-
-def m_syn_receptor(value, fname="e2e.json"):
-    def f(s):
-        s.edit_json(os.path.join(s.syns, fname), None, raw=json.dumps({"receptor_type": value}) + "\n")
-    return f
-
-
-def m_run(key, value):
-    def f(s):
-        s.config["run"][key] = value
-    return f
-
-
-def m_input(key, value):
-    def f(s):
-        s.config["inputs"]["LGN_spikes"][key] = value
-    return f
-
-
-def m_unknown_model_template(s):
-    s.set_csv(os.path.join(s.net, "v1_node_types.csv"), "node_type_id", 100, "model_template", "nest:aeif_cond_exp")
-
-
-def m_delay_below_one_step(s):
-    s.set_csv(os.path.join(s.net, "v1_v1_edge_types.csv"), "edge_type_id", 100, "delay", "0.4")
-
-
-def m_missing_syn_weight(s):
-    p = os.path.join(s.net, "v1_v1_edge_types.csv")
-    header, rows = s.read_csv(p)
-    c = header.index("syn_weight")
-    s.write_csv(p, header[:c] + header[c + 1:], [r[:c] + r[c + 1:] for r in rows])
-    with h5py.File(os.path.join(s.net, "v1_v1_edges.h5"), "r") as h:
-        assert "syn_weight" not in h["/edges/v1_to_v1/0"], "the example unexpectedly has an h5 syn_weight column"
-
-
-def m_set_element(rel, ds, index, value):
-    def f(s):
-        with h5py.File(os.path.join(s.base, rel), "r+") as h:
-            h[ds][index] = value
-    return f
-
-
-def m_inconsistent_lengths(s):
-    p = os.path.join(s.net, "v1_v1_edges.h5")
-    with h5py.File(p, "r") as h:
-        v = h["/edges/v1_to_v1/edge_type_id"][:]
-    s.replace_dataset(p, "/edges/v1_to_v1/edge_type_id", v[:-10])
-
-
-def m_edges_into_virtual(s):
-    with h5py.File(os.path.join(s.net, "lgn_v1_edges.h5"), "r+") as h:
-        h["/edges/lgn_to_v1/target_node_id"].attrs["node_population"] = "lgn"
-
-
-def m_mixed_virtual(s):
-    p = os.path.join(s.net, "v1_node_types.csv")
-    header, rows = s.read_csv(p)
-    new = ["NONE"] * len(header)
-    new[header.index("node_type_id")] = "107"
-    new[header.index("model_type")] = "virtual"
-    new[header.index("ei")] = "e"
-    new[header.index("placement")] = "inner"
-    s.write_csv(p, header, rows + [new])
-    with h5py.File(os.path.join(s.net, "v1_nodes.h5"), "r+") as h:
-        h["/nodes/v1/node_type_id"][0] = 107
-
-
-def m_spike_time_nonpositive(s):
-    src = os.path.join(s.inputs, "lgn_spikes.h5")
-    dst = os.path.join(s.inputs, "lgn_spikes_t0.h5")
-    shutil.copy2(src, dst)
-    with h5py.File(dst, "r+") as h:
-        h["/spikes/lgn/timestamps"][0] = 0.0
-    s.config["inputs"]["LGN_spikes"]["input_file"] = "$BASE_DIR/inputs/lgn_spikes_t0.h5"
-
-
-def m_spike_node_not_in_population(s):
-    with h5py.File(os.path.join(s.inputs, "lgn_spikes.h5"), "r+") as h:
-        h["/spikes/lgn/node_ids"][0] = 9999
-
-
-def m_manifest_cycle(s):
-    s.config["manifest"]["$CYC_A"] = "$CYC_B/a"
-    s.config["manifest"]["$CYC_B"] = "$CYC_A/b"
-    s.config["inputs"]["LGN_spikes"]["input_file"] = "$CYC_A/lgn_spikes.h5"
 
 
 # --------------------------------------------------------------------------------------------

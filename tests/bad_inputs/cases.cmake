@@ -3,7 +3,7 @@
 # the file and the field, and nothing written to the output directory. valid_runs is the unmutated control.
 # Include from tests/CMakeLists.txt: include(${CMAKE_CURRENT_SOURCE_DIR}/bad_inputs/cases.cmake)
 # The case list must match `bad_inputs.py --list`. Without that data every case fails, saying so.
-set(DP_BAD_INPUT_DATA "${CMAKE_CURRENT_LIST_DIR}/../data/bmtk")
+get_filename_component(DP_BAD_INPUT_DATA "${CMAKE_CURRENT_LIST_DIR}/../data/bmtk" ABSOLUTE)
 foreach(case
     valid_runs missing_nodes_file missing_edges_file missing_node_types_file missing_dataset_node_type_id
     missing_dataset_target_node_id unknown_model_template receptor_port_out_of_range receptor_port_zero_glif

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "config/simulation_config.hpp"
+#include "io/csv_table.hpp"
+#include "io/hdf5_file.hpp"
 #include "util/error.hpp"
 
 namespace dpointnet::impl {
@@ -35,8 +37,26 @@ struct IdIndex {
 };
 
 inline void require_file(const SimulationConfig& cfg, const std::string& section, const std::string& key,
-                  const std::string& path) {
-  if (!std::filesystem::exists(path)) throw InputError(cfg.path, section, key, "names a file that does not exist: " + path);
+                         const std::string& path) {
+  if (!std::filesystem::exists(path))
+    throw InputError(cfg.path, section, key, "names a file that does not exist: " + path);
+}
+
+// A SONATA h5 file and its types table, as named by cfg.<section> (networks.nodes[i] or networks.edges[i]):
+// both must exist, the table must have `id_column` and the h5 file the group `root`.
+struct SonataPair {
+  h5::File h5;
+  CsvTable types;
+};
+inline SonataPair open_sonata_pair(const SimulationConfig& cfg, const std::string& section, const char* file_key,
+                                   const std::string& file, const char* types_key, const std::string& types_file,
+                                   const char* id_column, const char* root) {
+  require_file(cfg, section, file_key, file);
+  require_file(cfg, section, types_key, types_file);
+  SonataPair p{h5::File::open_read(file), CsvTable::read(types_file)};
+  if (!p.types.has_column(id_column)) throw InputError(types_file, "", id_column, "column is missing");
+  if (!p.h5.is_group(root)) throw InputError(file, "", root, "group is missing");
+  return p;
 }
 
 }  // namespace dpointnet::impl

@@ -25,7 +25,13 @@ struct Simulator<Real, ExecSpace>::InputRuntime {
 template <class Real, class ExecSpace>
 Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net,
                                       const std::vector<PreparedInput>& inputs, const SimOptions& opt)
-    : space_(space), B_(opt.batch_size), R_(net.n_channels), D_(net.max_delay), N_(net.n_neurons), dt_(net.dt), opt_(opt) {
+    : space_(space),
+      B_(opt.batch_size),
+      R_(net.n_channels),
+      D_(net.max_delay),
+      N_(net.n_neurons),
+      dt_(net.dt),
+      opt_(opt) {
   if (N_ >= (std::int64_t(1) << 31)) throw std::runtime_error("more than 2^31 neurons are not supported");
   const std::size_t N = static_cast<std::size_t>(N_);
   // neuron constants
@@ -168,8 +174,9 @@ void Simulator<Real, ExecSpace>::reset() {
 
 namespace impl {
 template <class ExecSpace, class Activity, class Ring>
-double count_events(const ExecSpace& space, const Ring& ring, const Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>& offsets,
-                    std::int64_t t, int D, int B, std::int64_t n_src) {
+double count_events(const ExecSpace& space, const Ring& ring,
+                    const Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>& offsets, std::int64_t t, int D,
+                    int B, std::int64_t n_src) {
   double total = 0;
   Kokkos::parallel_reduce(
       "dpointnet::count_events", Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<std::int64_t>(B) * n_src * D),
@@ -228,15 +235,15 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
       Kokkos::parallel_for("dpointnet::input_spike_file", Policy(space_, 0, n * B_), f);
     } else {
       device::RandomInputFunctor<ExecSpace> f{in->p,
-                                               in->p0,
-                                               in->ring,
-                                               opt_.seed,
-                                               in->spec.purpose,
-                                               t,
-                                               opt_.sample_offset,
-                                               in->edges.n_sources,
-                                               slot_now,
-                                               in->spec.kind == InputKind::Poisson};
+                                              in->p0,
+                                              in->ring,
+                                              opt_.seed,
+                                              in->spec.purpose,
+                                              t,
+                                              opt_.sample_offset,
+                                              in->edges.n_sources,
+                                              slot_now,
+                                              in->spec.kind == InputKind::Poisson};
       Kokkos::parallel_for("dpointnet::input_random", Policy(space_, 0, std::int64_t(B_) * in->edges.n_sources), f);
     }
   }

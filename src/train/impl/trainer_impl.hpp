@@ -14,7 +14,12 @@ namespace dpointnet {
 template <class Real, class ExecSpace>
 Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, const std::vector<PreparedInput>& inputs,
                                   const SimulationConfig& cfg, const TrainConfig& tc, int batch_size)
-    : space_(space), net_(net), tc_(tc), losses_(make_losses(tc, net)), B_(batch_size), N_(net.n_neurons),
+    : space_(space),
+      net_(net),
+      tc_(tc),
+      losses_(make_losses(tc, net)),
+      B_(batch_size),
+      N_(net.n_neurons),
       T_(cfg.n_steps) {
   SimOptions o;
   o.batch_size = B_;
@@ -93,8 +98,7 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots() {
       Kokkos::parallel_reduce("dpointnet::train_vreg_range",
                               Kokkos::RangePolicy<ExecSpace, typename Stats::RangeTag>(space_, 0, work), stats, sr);
       Kokkos::parallel_reduce("dpointnet::train_vreg_threshold",
-                              Kokkos::RangePolicy<ExecSpace, typename Stats::ThresholdTag>(space_, 0, work), stats,
-                              st);
+                              Kokkos::RangePolicy<ExecSpace, typename Stats::ThresholdTag>(space_, 0, work), stats, st);
       range_sum += sr;
       thr_sum += st;
     }
@@ -182,11 +186,12 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
     if (!s.trainable || e.weight.extent(0) == 0) continue;
     const std::int64_t groups = e.n_sources * D;
     if (q == 0) {
-      device::WeightGradFunctor<Real, ExecSpace, std::uint8_t> wg{e, z_ext_, adj_.gu, s.grad, t, t0 - D, D, B_, slot_gu};
+      device::WeightGradFunctor<Real, ExecSpace, std::uint8_t> wg{e,      z_ext_, adj_.gu, s.grad, t,
+                                                                  t0 - D, D,      B_,      slot_gu};
       Kokkos::parallel_for("dpointnet::backward_weight_grad_recurrent", Policy(space_, 0, groups), wg);
     } else {
-      device::WeightGradFunctor<Real, ExecSpace, std::uint16_t> wg{
-          e, x_ext_[q - 1], adj_.gu, s.grad, t, t0 - D, D, B_, slot_gu};
+      device::WeightGradFunctor<Real, ExecSpace, std::uint16_t> wg{e,  x_ext_[q - 1], adj_.gu, s.grad, t, t0 - D, D,
+                                                                   B_, slot_gu};
       Kokkos::parallel_for("dpointnet::backward_weight_grad_input", Policy(space_, 0, groups), wg);
     }
   }
@@ -281,8 +286,17 @@ void Trainer<Real, ExecSpace>::apply_update() {
                            : 1.0;
   for (auto& s : surfaces_) {
     if (!s.trainable) continue;
-    device::AdamFunctor<Real, ExecSpace> f{weights(s), s.w0, s.m, s.v, s.grad, tc_.lr, tc_.beta1, tc_.beta2,
-                                           tc_.epsilon, 1.0 - std::pow(tc_.beta1, k), 1.0 - std::pow(tc_.beta2, k),
+    device::AdamFunctor<Real, ExecSpace> f{weights(s),
+                                           s.w0,
+                                           s.m,
+                                           s.v,
+                                           s.grad,
+                                           tc_.lr,
+                                           tc_.beta1,
+                                           tc_.beta2,
+                                           tc_.epsilon,
+                                           1.0 - std::pow(tc_.beta1, k),
+                                           1.0 - std::pow(tc_.beta2, k),
                                            scale};
     Kokkos::parallel_for("dpointnet::adam",
                          Kokkos::RangePolicy<ExecSpace>(space_, 0, static_cast<std::int64_t>(s.grad.extent(0))), f);

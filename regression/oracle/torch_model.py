@@ -1,0 +1,111 @@
+"""Differentiable model of the training oracle: the step of MODEL.md section 4 in torch tensors.
+
+Stop-gradients: the reset term, the ASC jump and the refractory counter use z_prev.detach();
+inputs carry no gradient. The weight surfaces are "recurrent" and one per virtual population.
+"""
+import numpy as np
+import torch
+
+from .autograd_ops import DTYPE, EdgeDrive
+
+
+class TorchModel:
+    """Tensors of a normalized oracle Network (model.Network) and the weight surfaces."""
+
+    def __init__(self, net):
+        self.net = net
+        t = lambda a: torch.as_tensor(np.asarray(a, dtype=np.float64))
+        self.N, self.J, self.R, self.A, self.D = net.N, net.J, net.R, net.A, net.D
+        self.decay, self.current_factor = t(net.decay), t(net.current_factor)
+        self.reset_amount = t(1.0 - net.v_reset_n)
+        self.t_ref_steps = t(net.t_ref_steps)
+        self.syn_decay, self.psc_initial, self.dt_syn_decay = t(net.syn_decay), t(net.psc_initial), t(net.dt_syn_decay)
+        self.asc_amps_n, self.asc_decay_f = t(net.asc_amps_n), t(net.asc_decay_f)
+        self.post = torch.as_tensor(net.e_tgt * net.R + net.e_ch, dtype=torch.long)
+        self.E = len(net.e_w)
+        self.delay_groups = []
+        for d in sorted(set(net.e_d.tolist())):
+            eidx = np.nonzero(net.e_d == d)[0]
+            self.delay_groups.append((d, torch.as_tensor(eidx, dtype=torch.long),
+                                      torch.as_tensor(net.e_src[eidx], dtype=torch.long)))
+        # surfaces: "recurrent" then each virtual population (config/h5 order); edges in edge order
+        self.surface_names = ['recurrent'] + [p.name for p in net.virt_pops]
+        self.surface_edges = {'recurrent': np.nonzero(net.e_src < net.N)[0]}
+        for p in net.virt_pops:
+            lo = net.N + net.virt_offset[p.name]
+            hi = lo + len(p.node_ids)
+            self.surface_edges[p.name] = np.nonzero((net.e_src >= lo) & (net.e_src < hi))[0]
+        order = np.concatenate([self.surface_edges[s] for s in self.surface_names])
+        assert len(order) == self.E and np.array_equal(np.sort(order), np.arange(self.E))
+        self.inv_order = torch.as_tensor(np.argsort(order), dtype=torch.long)
+        node_types = [p.node_type_id for p in net.rec_pops]
+        self.node_type_id = np.concatenate(node_types) if node_types else np.zeros(0, np.int64)
+
+    def initial_weights(self):
+        return {s: self.net.e_w[self.surface_edges[s]].copy() for s in self.surface_names}
+
+    def full_weights(self, wsurf):
+        """Concatenate the surface tensors back into edge order (differentiable)."""
+        return torch.cat([wsurf[s] for s in self.surface_names])[self.inv_order]
+
+    def forward(self, wsurf, x, spike_fn, vdamp=lambda v: v, rdamp=lambda z: z, sg_z=None, record=()):
+        """Run MODEL.md section 4 for all T steps.
+
+        wsurf: {surface: tensor [E_s]}; x: input counts tensor [B, T, J] (no gradient);
+        spike_fn(v', free) -> z; vdamp / rdamp: voltage and recurrent-read dampers;
+        sg_z: optional list of T tensors [B, N] used instead of sg(z_prev) in the reset, the ASC jump and
+        r (tests only: a frozen sequence gives exactly the stop-gradient semantics under finite
+        differences). Returns dict z [B, T, N], v [B, T, N] (+ recorded states)."""
+        B, T = x.shape[0], x.shape[1]
+        N, R, A = self.N, self.R, self.A
+        w = self.full_weights(wsurf)
+        v = torch.zeros((B, N), dtype=DTYPE)
+        r = torch.zeros((B, N), dtype=DTYPE)
+        asc = torch.zeros((B, N, A), dtype=DTYPE)
+        psc_rise = torch.zeros((B, N, R), dtype=DTYPE)
+        psc = torch.zeros((B, N, R), dtype=DTYPE)
+        z_prev = torch.zeros((B, N), dtype=DTYPE)
+        acts, zs, vs = [], [], []
+        rec = {k: [] for k in record}
+        for t in range(T):
+            # 1. synaptic drive from the activity of steps t - d (zero before step 0)
+            groups, gacts = [], []
+            for d, eidx, src in self.delay_groups:
+                if t - d >= 0:
+                    groups.append((eidx, src))
+                    gacts.append(acts[t - d])
+            if groups:
+                u = EdgeDrive.apply(w, groups, self.post, N * R, *gacts).view(B, N, R)
+            else:
+                u = torch.zeros((B, N, R), dtype=DTYPE)
+            # 2. alpha PSC
+            new_psc_rise = self.syn_decay * psc_rise + self.psc_initial * u
+            new_psc = self.syn_decay * psc + self.dt_syn_decay * psc_rise
+            zsg = z_prev.detach() if sg_z is None else (sg_z[t - 1] if t > 0 else torch.zeros_like(z_prev))
+            # 3. ASC jump (stop-gradient on z_prev)
+            new_asc = self.asc_decay_f * asc + zsg[:, :, None] * self.asc_amps_n
+            # 4. current from the old psc and asc
+            c_psc = psc[:, :, 0]
+            for k in range(1, R):
+                c_psc = c_psc + psc[:, :, k]
+            c_asc = asc[:, :, 0]
+            for k in range(1, A):
+                c_asc = c_asc + asc[:, :, k]
+            cur = c_psc + c_asc
+            # 5. membrane: damped self-loop, soft reset with stop-gradient
+            new_v = self.decay * vdamp(v) + self.current_factor * cur - zsg * self.reset_amount
+            # 6. refractory counter (no gradient)
+            new_r = torch.clamp(r + zsg * self.t_ref_steps - 1.0, min=0.0)
+            # 7. spike
+            z = spike_fn(new_v, new_r == 0)
+            psc_rise, psc, asc, v, r, z_prev = new_psc_rise, new_psc, new_asc, new_v, new_r, z
+            # 8. history: recurrent reads see the damped z, inputs carry no gradient
+            acts.append(torch.cat([rdamp(z), x[:, t, :]], dim=1))
+            zs.append(z)
+            vs.append(v)
+            for k in rec:
+                rec[k].append({'u': u, 'psc': psc, 'psc_rise': psc_rise, 'asc': asc, 'r': r}[k])
+        out = {'z': torch.stack(zs, 1), 'v': torch.stack(vs, 1)}
+        for k, lst in rec.items():
+            out[k] = torch.stack(lst, 1)
+        return out

@@ -1,0 +1,74 @@
+"""The "train" section of a config (surrogate, dampers, trainable surfaces, losses, optimizer), with defaults."""
+import numpy as np
+
+from .autograd_ops import TrainError
+
+
+LOSS_TYPES = ('TargetFiringRate', 'VoltageRegularization', 'WeightRegularization')
+
+
+class TrainConfig:
+    def __init__(self, train, model):
+        if not isinstance(train, dict):
+            raise TrainError('config has no "train" section')
+        self.steps = int(train.get('steps', 1))
+        sur = train.get('surrogate') or {}
+        self.surrogate = sur.get('type', 'triangle')
+        if self.surrogate not in ('triangle', 'gauss'):
+            raise TrainError('train.surrogate.type %r: must be "triangle" or "gauss"' % self.surrogate)
+        self.gamma = float(sur.get('dampening_factor', 0.1))
+        self.sigma = float(sur.get('sigma', 0.28))
+        self.voltage_gradient_dampening = float(train.get('voltage_gradient_dampening', 0.5))
+        self.recurrent_dampening_factor = float(train.get('recurrent_dampening_factor', 0.1))
+        tr = train.get('trainable') or {}
+        for k in tr:
+            if k not in model.surface_names:
+                raise TrainError('train.trainable: %r is neither "recurrent" nor a virtual population (%s)'
+                                 % (k, model.surface_names[1:]))
+        self.trainable = {s: bool(tr.get(s, s == 'recurrent')) for s in model.surface_names}
+        self.losses = []
+        counts = {}
+        for i, L in enumerate(train.get('losses') or []):
+            ty = L.get('type')
+            if ty not in LOSS_TYPES:
+                raise TrainError('train.losses[%d]: unknown type %r (%s)' % (i, ty, ', '.join(LOSS_TYPES)))
+            counts[ty] = counts.get(ty, 0) + 1
+        seen = {}
+        for i, L in enumerate(train.get('losses') or []):
+            ty = L['type']
+            seen[ty] = seen.get(ty, 0) + 1
+            name = ty if counts[ty] == 1 else '%s_%d' % (ty, seen[ty])
+            spec = dict(L)
+            spec['name'] = name
+            spec['cost'] = float(L.get('cost', 1.0))
+            if ty == 'TargetFiringRate':
+                unit = L.get('unit', 'Hz')
+                if unit not in ('Hz', 'spikes_per_step'):
+                    raise TrainError('train.losses[%d]: unit %r must be "Hz" or "spikes_per_step"' % (i, unit))
+                spec['unit'] = unit
+                if 'target_by_node_type' in L:
+                    m = {int(k): float(v) for k, v in L['target_by_node_type'].items()}
+                    missing = sorted(set(model.node_type_id.tolist()) - set(m))
+                    if missing:
+                        raise TrainError('train.losses[%d]: target_by_node_type lacks node types %s'
+                                         % (i, missing))
+                    spec['target_vec'] = np.array([m[int(t)] for t in model.node_type_id])
+                elif 'target' in L:
+                    spec['target_vec'] = np.full(model.N, float(L['target']))
+                else:
+                    raise TrainError('train.losses[%d]: TargetFiringRate needs target or target_by_node_type' % i)
+            elif ty == 'VoltageRegularization':
+                mode = L.get('mode', 'range')
+                if mode not in ('range', 'threshold'):
+                    raise TrainError('train.losses[%d]: mode %r must be "range" or "threshold"' % (i, mode))
+                spec['mode'] = mode
+            self.losses.append(spec)
+        opt = train.get('optimizer') or {}
+        if opt.get('type', 'adam').lower() != 'adam':
+            raise TrainError('train.optimizer.type %r: only "adam"' % opt.get('type'))
+        self.lr = float(opt.get('lr', 0.001))
+        self.beta1 = float(opt.get('beta1', 0.9))
+        self.beta2 = float(opt.get('beta2', 0.999))
+        self.epsilon = float(opt.get('epsilon', 1e-11))
+        c = opt.get('clip_global_norm')
+        self.clip_global_norm = None if c is None else float(c)
