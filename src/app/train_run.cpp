@@ -50,9 +50,14 @@ struct RunInputs {
 
 template <class Real>
 int train_impl(const RunInputs& in, ReplicaContext& ctx) {
-  const auto& [cmd, cfg, net, inputs, tc, resume, chash, nhash, dist] = in;
+  const TrainCommand& cmd = in.cmd;
+  const SimulationConfig& cfg = in.cfg;
+  const Network& net = in.net;
+  const TrainConfig& tc = in.tc;
+  const CheckpointState* resume = in.resume;
+  const std::string &chash = in.chash, &nhash = in.nhash;
   auto lg = log::get();
-  ReplicaSet<Real> rs(ctx, dist, net, inputs, cfg, tc);
+  ReplicaSet<Real> rs(ctx, in.dist, net, in.inputs, cfg, tc);
   const bool chief = ctx.chief();
   if (rs.distributed())
     lg->info("sample-parallel training: {} replica(s) = {} process(es) x {} local, batch {} per replica, global {}",

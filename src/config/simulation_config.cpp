@@ -124,7 +124,9 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
 
   // inputs
   if (j.contains("inputs")) {
-    for (auto& [name, in] : j["inputs"].items()) {
+    for (auto& item : j["inputs"].items()) {
+      const std::string name = item.key();
+      const json& in = item.value();
       const std::string sec = "inputs." + name;
       if (in.contains("enabled") && in["enabled"].is_boolean() && !in["enabled"].get<bool>()) continue;
       InputSpec s;

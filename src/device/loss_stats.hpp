@@ -33,4 +33,18 @@ struct ForwardStatsFunctor {
   }
 };
 
+// The weight regularizer on one surface: returns sum of (w - w0)^2 and adds its gradient 2 scale (w - w0).
+template <class Real, class ExecSpace>
+struct WeightRegularizerFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  Kokkos::View<Real*, MemSpace> w, w0;
+  Kokkos::View<double*, MemSpace> grad;
+  double scale;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t e, double& acc) const {
+    const double d = static_cast<double>(w(e)) - static_cast<double>(w0(e));
+    acc += d * d;
+    grad(e) += 2.0 * scale * d;
+  }
+};
+
 }  // namespace dpointnet::device

@@ -66,7 +66,9 @@ void write_spike_file(const std::string& path, bool overwrite, const std::map<st
   auto f = h5::File::create(path, overwrite);
   f.write_sonata_header();
   f.create_group("/spikes");
-  for (const auto& [name, st] : pops) {
+  for (const auto& entry : pops) {
+    const std::string& name = entry.first;
+    const auto& st = entry.second;
     const std::size_t n = st.node_ids.size();
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), 0);

@@ -204,19 +204,10 @@ double Trainer<Real, ExecSpace>::weight_regularizer() {
   const double scale = scales_.weight;
   for (auto& s : surfaces_) {
     if (!s.trainable) continue;
-    auto w = weights(s);
-    auto w0 = s.w0;
-    auto g = s.grad;
     double part = 0;
-    Kokkos::parallel_reduce(
-        "dpointnet::weight_regularizer",
-        Kokkos::RangePolicy<ExecSpace>(space_, 0, static_cast<std::int64_t>(g.extent(0))),
-        KOKKOS_LAMBDA(const std::int64_t e, double& acc) {
-          const double d = static_cast<double>(w(e)) - static_cast<double>(w0(e));
-          acc += d * d;
-          g(e) += 2.0 * scale * d;
-        },
-        part);
+    Kokkos::parallel_reduce("dpointnet::weight_regularizer",
+                            Kokkos::RangePolicy<ExecSpace>(space_, 0, static_cast<std::int64_t>(s.grad.extent(0))),
+                            device::WeightRegularizerFunctor<Real, ExecSpace>{weights(s), s.w0, s.grad, scale}, part);
     total += part;
   }
   return total;
