@@ -20,110 +20,153 @@
 
 namespace dpointnet::device {
 
-template <class Real, class MemSpace>
+// Adjoint state, samples fastest ([..][N][B]): every per-edge gather reads B contiguous values, and a team's
+// vector lanes run over the samples. Acc is the adjoint's arithmetic type.
+template <class Acc, class MemSpace>
 struct Adjoint {
-  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> gV;         // [B][N] dL/dV_{t+1} until step t is done
-  Kokkos::View<double***, Kokkos::LayoutRight, MemSpace> gP;        // [B][R][N]
-  Kokkos::View<double***, Kokkos::LayoutRight, MemSpace> gQ;        // [B][R][N]
-  Kokkos::View<double****, Kokkos::LayoutRight, MemSpace> gu;       // ring [D][B][R][N], slot t mod D
-  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> gz;         // [B][N] for the current step
-  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> rate_grad;  // [B][N] dL/dz from rate losses
+  Kokkos::View<Acc**, Kokkos::LayoutRight, MemSpace> gV;         // [N][B] dL/dV_{t+1} until step t is done
+  Kokkos::View<Acc***, Kokkos::LayoutRight, MemSpace> gP;        // [R][N][B]
+  Kokkos::View<Acc***, Kokkos::LayoutRight, MemSpace> gQ;        // [R][N][B]
+  Kokkos::View<Acc****, Kokkos::LayoutRight, MemSpace> gu;       // ring [D][R][N][B], slot t mod D
+  Kokkos::View<Acc**, Kokkos::LayoutRight, MemSpace> gz;         // [N][B] for the current step
+  Kokkos::View<Acc**, Kokkos::LayoutRight, MemSpace> rate_grad;  // [N][B] dL/dz from rate losses
 };
 
-// gz_t[b, j] = rate_grad[b, j] + rdamp * sum over recurrent edges from j of w_e gu_{t + d_e}[b, c_e, post_e].
-// Source-major gather over all recurrent edges, no atomics.
-template <class Real, class ExecSpace>
+// Segment records of the recompute, samples fastest: v and r of each step [C][N][B], and the activity of the D
+// steps before the segment and of its own steps [D + C][n_src][B].
+template <class Real, class MemSpace>
+struct SegmentRecord {
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> v;
+  Kokkos::View<std::int16_t***, Kokkos::LayoutRight, MemSpace> r;
+  Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, MemSpace> z;
+};
+
+// dst(dst_slot, i, b) = src(src_slot, b, i): a [B][n] slice into a samples-fastest [n][B] slice (or zero).
+template <class T, class ExecSpace>
+struct ToSamplesFastest {
+  using MemSpace = typename ExecSpace::memory_space;
+  Kokkos::View<const T***, Kokkos::LayoutRight, MemSpace> src;  // [slots][B][n]
+  Kokkos::View<T***, Kokkos::LayoutRight, MemSpace> dst;        // [slots][n][B]
+  int src_slot, dst_slot, B;
+  bool zero;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const std::int64_t i = idx / B;
+    const int b = static_cast<int>(idx % B);
+    dst(dst_slot, i, b) = zero ? T(0) : src(src_slot, b, i);
+  }
+};
+
+// gz_t[j, b] = rate_grad[j, b] + rdamp * sum over recurrent edges e from j of w_e gu_{t + d_e}[c_e, post_e, b].
+// One team per source: each edge is read once for all B samples (vector lanes), accumulated in per-thread
+// scratch in edge order (the same order for any backend and thread count).
+template <class Real, class Acc, class ExecSpace>
 struct SpikeAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using Scratch = Kokkos::View<Acc*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   GroupedEdges<Real, MemSpace> e;
-  Adjoint<Real, MemSpace> a;
-  double rdamp;
+  Adjoint<Acc, MemSpace> a;
+  Acc rdamp;
   std::int64_t t, T, n;
-  int D;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
-    const int b = static_cast<int>(idx / n);
-    const std::int64_t j = idx % n;
-    double acc = 0;
+  int D, B;
+  static std::size_t scratch_bytes(int B) { return Scratch::shmem_size(B); }
+  // Team r, thread k handles source r * team_size + k.
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const std::int64_t j = static_cast<std::int64_t>(m.league_rank()) * m.team_size() + m.team_rank();
+    if (j >= n) return;
+    Scratch acc(m.thread_scratch(0), B);
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, B), [&](const int b) { acc(b) = Acc(0); });
     if (e.offsets.extent(0) > 0) {
       for (int d = 1; d <= D; ++d) {
         if (t + d >= T) break;
         const int slot = static_cast<int>((t + d) % D);
         const std::int64_t g = j * D + (d - 1);
-        for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k)
-          acc += static_cast<double>(e.weight(k)) * a.gu(slot, b, e.channel(k), e.target(k));
+        for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
+          const Acc w = static_cast<Acc>(e.weight(k));
+          const int c = e.channel(k), post = e.target(k);
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, B),
+                               [&](const int b) { acc(b) += w * a.gu(slot, c, post, b); });
+        }
       }
     }
-    a.gz(b, j) = a.rate_grad(b, j) + rdamp * acc;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, B),
+                         [&](const int b) { a.gz(j, b) = a.rate_grad(j, b) + rdamp * acc(b); });
   }
 };
 
-// The neuron adjoint of step t; reads V_t and r_t recorded in the recomputed segment.
-template <class Real, class ExecSpace>
+// The neuron adjoint of step t; reads V_t and r_t of the segment record. idx runs over (i, b), b fastest.
+template <class Real, class Acc, class ExecSpace>
 struct NeuronAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   NeuronConstants<Real, MemSpace> k;
-  Adjoint<Real, MemSpace> a;
-  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> v_rec;          // [C][B][N]
-  Kokkos::View<std::int16_t***, Kokkos::LayoutRight, MemSpace> r_rec;  // [C][B][N]
+  Adjoint<Acc, MemSpace> a;
+  SegmentRecord<Real, MemSpace> rec;
   BackwardParams p;
-  int slot_rec, slot_gu;
-  std::int64_t n;
-  int R;
+  int slot_rec, slot_gu, B, R;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
-    const int b = static_cast<int>(idx / n);
-    const int i = static_cast<int>(idx % n);
-    const double v = static_cast<double>(v_rec(slot_rec, b, i));
-    const bool free = r_rec(slot_rec, b, i) == 0;
-    const double gV_next = a.gV(b, i);
+    const int i = static_cast<int>(idx / B);
+    const int b = static_cast<int>(idx % B);
+    const double v = static_cast<double>(rec.v(slot_rec, i, b));
+    const bool free = rec.r(slot_rec, i, b) == 0;
+    const double gV_next = a.gV(i, b);
     const double cf = static_cast<double>(k.current_factor(i));
-    const double gV = vreg_grad(v, p) + (free ? a.gz(b, i) * surrogate(v, p) : 0.0) +
+    const double gV = vreg_grad(v, p) + (free ? static_cast<double>(a.gz(i, b)) * surrogate(v, p) : 0.0) +
                       p.vdamp_keep * static_cast<double>(k.decay(i)) * gV_next;
     const int nch = k.n_channels(i);
     for (int c = 0; c < R; ++c) {
       if (c >= nch) {
-        a.gu(slot_gu, b, c, i) = 0;
+        a.gu(slot_gu, c, i, b) = Acc(0);
         continue;
       }
       const double sd = static_cast<double>(k.syn_decay(c, i));
-      const double gP_next = a.gP(b, c, i), gQ_next = a.gQ(b, c, i);
+      const double gP_next = a.gP(c, i, b), gQ_next = a.gQ(c, i, b);
       const double gP = sd * gP_next + cf * gV_next;
       const double gQ = sd * gQ_next + p.dt * sd * gP_next;
-      a.gP(b, c, i) = gP;
-      a.gQ(b, c, i) = gQ;
-      a.gu(slot_gu, b, c, i) = static_cast<double>(k.psc_initial(c, i)) * gQ;
+      a.gP(c, i, b) = static_cast<Acc>(gP);
+      a.gQ(c, i, b) = static_cast<Acc>(gQ);
+      a.gu(slot_gu, c, i, b) = static_cast<Acc>(static_cast<double>(k.psc_initial(c, i)) * gQ);
     }
-    a.gV(b, i) = gV;
+    a.gV(i, b) = static_cast<Acc>(gV);
   }
 };
 
-// dL/dw_e += sum_b gu_t[b, c_e, post_e] act(b, pre_e, t - d_e), event-driven over active (source, delay) groups;
-// each group is owned by one work item, so no atomics. act_ext holds steps t0 - D .. t0 + C - 1 at index
-// step - (t0 - D).
-template <class Real, class ExecSpace, class Activity>
+// dL/dw_e += sum_b gu_t[c_e, post_e, b] act(pre_e, t - d_e, b), event-driven: one team per (source, delay)
+// group; groups without activity in any sample leave at once, the others read each edge once for all samples
+// (vector lanes reduce over b). Each group is owned by one team, so no atomics. act_ext holds steps
+// t0 - D .. t0 + C - 1 at index step - (t0 - D).
+template <class Real, class Acc, class ExecSpace, class Activity>
 struct WeightGradFunctor {
   using MemSpace = typename ExecSpace::memory_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   GroupedEdges<Real, MemSpace> e;
-  Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][B][n_src]
-  Kokkos::View<double****, Kokkos::LayoutRight, MemSpace> gu;        // ring [D][B][R][N]
+  Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][n_src][B]
+  Kokkos::View<Acc****, Kokkos::LayoutRight, MemSpace> gu;           // ring [D][R][N][B]
   Kokkos::View<double*, MemSpace> grad;                              // per grouped edge
-  std::int64_t t, ext_base;                                          // ext_base = t0 - D
+  std::int64_t t, ext_base, n_groups;                                // ext_base = t0 - D
   int D, B, slot_gu;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g) const {
+  // Team r, thread k handles group r * team_size + k.
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const std::int64_t g = static_cast<std::int64_t>(m.league_rank()) * m.team_size() + m.team_rank();
+    if (g >= n_groups) return;
     const std::int64_t j = g / D;
     const int d = static_cast<int>(g % D) + 1;
     const std::int64_t s = t - d;
-    if (s < 0) return;
+    if (s < 0 || e.offsets(g) == e.offsets(g + 1)) return;
     const int xi = static_cast<int>(s - ext_base);
-    bool any = false;
-    for (int b = 0; b < B; ++b) any = any || act_ext(xi, b, j) != 0;
+    int any = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(m, B), [&](const int b, int& acc) { acc += act_ext(xi, j, b) != 0; }, any);
     if (!any) return;
     for (std::int64_t q = e.offsets(g); q < e.offsets(g + 1); ++q) {
-      double acc = 0;
-      for (int b = 0; b < B; ++b) {
-        const Activity x = act_ext(xi, b, j);
-        if (x) acc += gu(slot_gu, b, e.channel(q), e.target(q)) * static_cast<double>(x);
-      }
-      grad(q) += acc;
+      const int c = e.channel(q), post = e.target(q);
+      double sum = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(m, B),
+          [&](const int b, double& acc) {
+            acc += static_cast<double>(gu(slot_gu, c, post, b)) * static_cast<double>(act_ext(xi, j, b));
+          },
+          sum);
+      Kokkos::single(Kokkos::PerThread(m), [&]() { grad(q) += sum; });
     }
   }
 };

@@ -97,20 +97,23 @@ class Trainer {
   std::unique_ptr<Simulator<Real, ExecSpace>> sim_;
   std::vector<Surface<Real, MemSpace>> surfaces_;
   std::vector<typename Simulator<Real, ExecSpace>::SegmentSnapshot> segment_snapshots_;
-  device::Adjoint<Real, MemSpace> adj_;
+  using Acc = double;  // the adjoint's arithmetic type
+  device::Adjoint<Acc, MemSpace> adj_;
   device::BackwardParams bp_;
   Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (b, i)
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> vreg_steps_;    // [2][T] voltage-regularizer sums per step
   double vreg_range_sum_ = 0, vreg_threshold_sum_ = 0;                  // raw sums over (b, t, i)
   double last_grad_norm_ = 0;
   double t_recompute_ = 0, t_backward_ = 0, t_update_ = 0;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> terminal_v_;
   Kokkos::View<float*, MemSpace> packed_;
   typename Kokkos::View<float*, MemSpace>::HostMirror packed_host_;
-  // records of the recomputed segment: v and r per step, and the activity of the D steps before it and its own
-  Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace> v_rec_;
-  Kokkos::View<std::int16_t***, Kokkos::LayoutRight, MemSpace> r_rec_;
-  Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, MemSpace> z_ext_;
+  // records of the recomputed segment (samples fastest): v and r per step, and the activity of the D steps
+  // before it and of its own steps
+  device::SegmentRecord<Real, MemSpace> rec_;
   std::vector<Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, MemSpace>> x_ext_;
+  void record_history(const typename Simulator<Real, ExecSpace>::SegmentSnapshot& snap, std::int64_t t0);
+  void record_step(std::int64_t t, std::int64_t t0, int slot);
 };
 
 }  // namespace dpointnet

@@ -68,6 +68,27 @@ inline int concurrency() {
 #endif
 }
 
+// Team shape for kernels whose vector lanes run over the B samples: host spaces vectorize the lane loop
+// themselves (one thread, vector length 1); devices get B lanes (a power of two, at most 32) and several
+// threads per team.
+template <class ExecSpace>
+struct SampleTeams {
+  static constexpr bool host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  static int vector_length(int B) {
+    if (host) return 1;
+    int v = 1;
+    while (v < B && v < 32) v *= 2;
+    return v;
+  }
+  static int team_size(int B) { return host ? 1 : (vector_length(B) >= 32 ? 4 : 128 / vector_length(B)); }
+  // Teams of team_size(B) threads covering `items` work items.
+  static Kokkos::TeamPolicy<ExecSpace> policy(const ExecSpace& space, std::int64_t items, int B) {
+    const int ts = team_size(B);
+    return Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>((items + ts - 1) / ts), ts, vector_length(B));
+  }
+};
+
 }  // namespace dpointnet::compat
 
 // True when Kokkos::Serial is enabled and is not the default execution space.

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "device/fill.hpp"
 #include "device/neuron_step.hpp"
 #include "device/propagate.hpp"
 #include "sim/simulator.hpp"
@@ -200,7 +201,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   const std::int64_t t = t_;
   update_current(t);
-  Kokkos::deep_copy(u_, std::int64_t(0));
+  device::fill(space_, u_, std::int64_t(0));
   // 1. synaptic drive
   if (recurrent_.target.extent(0) > 0) {
     device::PropagateFunctor<Real, ExecSpace, std::uint8_t> f{recurrent_, z_ring_, u_, t, D_};
@@ -223,8 +224,8 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   Kokkos::parallel_for("dpointnet::neuron_step", Policy(space_, 0, std::int64_t(B_) * N_), nf);
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
-    auto ring_slot = Kokkos::subview(in->ring, slot_now, Kokkos::ALL, Kokkos::ALL);
-    Kokkos::deep_copy(ring_slot, std::uint16_t(0));
+    const std::size_t slot_size = in->ring.extent(1) * in->ring.extent(2);
+    device::fill(space_, &in->ring(slot_now, 0, 0), slot_size, std::uint16_t(0));
     if (in->spec.silent) continue;
     if (in->spec.kind == InputKind::SpikeFile) {
       if (t >= static_cast<std::int64_t>(in->h_step_offsets.size()) - 1) continue;
@@ -247,11 +248,11 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
       Kokkos::parallel_for("dpointnet::input_random", Policy(space_, 0, std::int64_t(B_) * in->edges.n_sources), f);
     }
   }
-  // record
-  Kokkos::deep_copy(Kokkos::subview(rec_z_, rec_index, Kokkos::ALL, Kokkos::ALL),
-                    Kokkos::subview(z_ring_, slot_now, Kokkos::ALL, Kokkos::ALL));
-  if (opt_.record_v) {
-    Kokkos::deep_copy(Kokkos::subview(rec_v_, rec_index, Kokkos::ALL, Kokkos::ALL), v_step_);
+  // record (only for a sink: training records nothing here)
+  if (rec_index >= 0) {
+    const std::size_t bn = static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_);
+    device::copy(space_, &rec_z_(rec_index, 0, 0), &z_ring_(slot_now, 0, 0), bn);
+    if (opt_.record_v) device::copy(space_, &rec_v_(rec_index, 0, 0), v_step_.data(), bn);
   }
   if (hook_) hook_(t, slot_now);
   ++t_;
@@ -331,7 +332,7 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
   while (done < steps) {
     const int n = static_cast<int>(std::min<std::int64_t>(opt_.record_chunk, steps - done));
     const std::int64_t first = t_;
-    for (int k = 0; k < n; ++k) step_once(k);
+    for (int k = 0; k < n; ++k) step_once(sink ? k : -1);
     if (sink) {
       Kokkos::deep_copy(hz, rec_z_);
       if (opt_.record_v) {
@@ -345,8 +346,6 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
                                                                                   hz.extent(2));
       c.v = hv_d;
       sink(c);
-    } else {
-      Kokkos::fence();
     }
     done += n;
   }

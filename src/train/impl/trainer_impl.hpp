@@ -4,10 +4,12 @@
 #include <cmath>
 
 #include "device/adam.hpp"
+#include "device/fill.hpp"
 #include "device/loss_stats.hpp"
 #include "sim/impl/simulator_impl.hpp"
 #include "train/sample_schedule.hpp"
 #include "train/trainer.hpp"
+#include "util/kokkos_compat.hpp"
 
 namespace dpointnet {
 
@@ -53,19 +55,20 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
 
   const std::int64_t nseg = (T_ + C_ - 1) / C_;
   for (std::int64_t q = 0; q < nseg; ++q) segment_snapshots_.push_back(sim_->make_snapshot());
-  adj_.gV = decltype(adj_.gV)("adjoint.gV", B_, N);
-  adj_.gP = decltype(adj_.gP)("adjoint.gP", B_, R_, N);
-  adj_.gQ = decltype(adj_.gQ)("adjoint.gQ", B_, R_, N);
-  adj_.gu = decltype(adj_.gu)("adjoint.gu", D_, B_, R_, N);
-  adj_.gz = decltype(adj_.gz)("adjoint.gz", B_, N);
-  adj_.rate_grad = decltype(adj_.rate_grad)("adjoint.rate_grad", B_, N);
+  adj_.gV = decltype(adj_.gV)("adjoint.gV", N, B_);
+  adj_.gP = decltype(adj_.gP)("adjoint.gP", R_, N, B_);
+  adj_.gQ = decltype(adj_.gQ)("adjoint.gQ", R_, N, B_);
+  adj_.gu = decltype(adj_.gu)("adjoint.gu", D_, R_, N, B_);
+  adj_.gz = decltype(adj_.gz)("adjoint.gz", N, B_);
+  adj_.rate_grad = decltype(adj_.rate_grad)("adjoint.rate_grad", N, B_);
   counts_ = decltype(counts_)("train.spike_counts", B_, N);
+  vreg_steps_ = decltype(vreg_steps_)("train.vreg_per_step", 2, T_);
   terminal_v_ = decltype(terminal_v_)("train.terminal_v", B_, N);
-  v_rec_ = decltype(v_rec_)("segment.v", C_, B_, N);
-  r_rec_ = decltype(r_rec_)("segment.r", C_, B_, N);
-  z_ext_ = decltype(z_ext_)("segment.z", D_ + C_, B_, N);
+  rec_.v = decltype(rec_.v)("segment.v", C_, N, B_);
+  rec_.r = decltype(rec_.r)("segment.r", C_, N, B_);
+  rec_.z = decltype(rec_.z)("segment.z", D_ + C_, N, B_);
   for (int k = 0; k < sim_->n_inputs(); ++k)
-    x_ext_.emplace_back("segment.x", D_ + C_, B_, sim_->input_ring(k).extent(2));
+    x_ext_.emplace_back("segment.x", D_ + C_, sim_->input_ring(k).extent(2), B_);
 
   scales_ = regularizer_scales(tc, B_, T_, N_, n_trainable_);
   bp_.gamma = tc.dampening_factor;
@@ -83,34 +86,42 @@ Trainer<Real, ExecSpace>::~Trainer() = default;
 
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::forward_with_snapshots() {
-  Kokkos::deep_copy(counts_, 0);
+  device::fill(space_, counts_, 0);
   const bool need_v = bp_.vreg_range_scale > 0 || bp_.vreg_threshold_scale > 0;
   using Stats = device::ForwardStatsFunctor<Real, ExecSpace>;
   Stats stats{counts_, sim_->z_ring(), sim_->state().v, N_, 0};
   const std::int64_t work = std::int64_t(B_) * N_;
-  double range_sum = 0, thr_sum = 0;
-  sim_->set_step_hook([&](std::int64_t, int slot) {
+  // per step: spike counts, and the voltage-regularizer sums reduced into device memory (no host round trip)
+  sim_->set_step_hook([&](std::int64_t t, int slot) {
     stats.slot = slot;
     Kokkos::parallel_for("dpointnet::train_count_spikes",
                          Kokkos::RangePolicy<ExecSpace, typename Stats::CountTag>(space_, 0, work), stats);
     if (need_v) {
-      double sr = 0, st = 0;
       Kokkos::parallel_reduce("dpointnet::train_vreg_range",
-                              Kokkos::RangePolicy<ExecSpace, typename Stats::RangeTag>(space_, 0, work), stats, sr);
+                              Kokkos::RangePolicy<ExecSpace, typename Stats::RangeTag>(space_, 0, work), stats,
+                              Kokkos::subview(vreg_steps_, 0, t));
       Kokkos::parallel_reduce("dpointnet::train_vreg_threshold",
-                              Kokkos::RangePolicy<ExecSpace, typename Stats::ThresholdTag>(space_, 0, work), stats, st);
-      range_sum += sr;
-      thr_sum += st;
+                              Kokkos::RangePolicy<ExecSpace, typename Stats::ThresholdTag>(space_, 0, work), stats,
+                              Kokkos::subview(vreg_steps_, 1, t));
     }
   });
   sim_->reset();
   for (auto& snap : segment_snapshots_) {
     sim_->save(snap);
+    Kokkos::Profiling::pushRegion("dpointnet::forward_steps");
     sim_->run(std::min<std::int64_t>(C_, T_ - sim_->current_step()), nullptr);
+    Kokkos::Profiling::popRegion();
   }
   sim_->set_step_hook(nullptr);
-  vreg_range_sum_ = range_sum;
-  vreg_threshold_sum_ = thr_sum;
+  // the sums in step order, as one copy per update
+  vreg_range_sum_ = vreg_threshold_sum_ = 0;
+  if (need_v) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), vreg_steps_);
+    for (std::int64_t t = 0; t < T_; ++t) {
+      vreg_range_sum_ += h(0, t);
+      vreg_threshold_sum_ += h(1, t);
+    }
+  }
   // terminal state of every sample (after step T-1), kept for checks before the backward pass recomputes
   Kokkos::deep_copy(terminal_v_, sim_->state().v);
 }
@@ -123,7 +134,6 @@ void Trainer<Real, ExecSpace>::backward() {
   Kokkos::deep_copy(adj_.gu, 0.0);
   for (auto& s : surfaces_)
     if (s.trainable) Kokkos::deep_copy(s.grad, 0.0);
-  const int D = D_;
   t_recompute_ = t_backward_ = 0;
   using clock = std::chrono::steady_clock;
   for (std::int64_t seg = static_cast<std::int64_t>(segment_snapshots_.size()) - 1; seg >= 0; --seg) {
@@ -131,68 +141,94 @@ void Trainer<Real, ExecSpace>::backward() {
     const std::int64_t t0 = snap.t, t1 = std::min<std::int64_t>(T_, t0 + C_);
     auto tr0 = clock::now();
     sim_->restore(snap);
-    // activity of the D steps before the segment, from the snapshot's rings
-    for (int m = 0; m < D; ++m) {
-      const std::int64_t s = t0 - D + m;
-      auto zdst = Kokkos::subview(z_ext_, m, Kokkos::ALL, Kokkos::ALL);
-      if (s < 0)
-        Kokkos::deep_copy(zdst, std::uint8_t(0));
-      else
-        Kokkos::deep_copy(zdst, Kokkos::subview(snap.z_ring, static_cast<int>(s % D), Kokkos::ALL, Kokkos::ALL));
-      for (std::size_t k = 0; k < x_ext_.size(); ++k) {
-        auto xdst = Kokkos::subview(x_ext_[k], m, Kokkos::ALL, Kokkos::ALL);
-        if (s < 0)
-          Kokkos::deep_copy(xdst, std::uint16_t(0));
-        else
-          Kokkos::deep_copy(xdst,
-                            Kokkos::subview(snap.input_rings[k], static_cast<int>(s % D), Kokkos::ALL, Kokkos::ALL));
-      }
-    }
-    sim_->set_step_hook([&, t0](std::int64_t t, int slot) {
-      const int k = static_cast<int>(t - t0);
-      Kokkos::deep_copy(Kokkos::subview(v_rec_, k, Kokkos::ALL, Kokkos::ALL), sim_->state().v);
-      Kokkos::deep_copy(Kokkos::subview(r_rec_, k, Kokkos::ALL, Kokkos::ALL), sim_->state().r);
-      Kokkos::deep_copy(Kokkos::subview(z_ext_, D + k, Kokkos::ALL, Kokkos::ALL),
-                        Kokkos::subview(sim_->z_ring(), slot, Kokkos::ALL, Kokkos::ALL));
-      for (std::size_t q = 0; q < x_ext_.size(); ++q)
-        Kokkos::deep_copy(Kokkos::subview(x_ext_[q], D + k, Kokkos::ALL, Kokkos::ALL),
-                          Kokkos::subview(sim_->input_ring(static_cast<int>(q)), slot, Kokkos::ALL, Kokkos::ALL));
-    });
+    record_history(snap, t0);
+    sim_->set_step_hook([this, t0](std::int64_t t, int slot) { record_step(t, t0, slot); });
+    Kokkos::Profiling::pushRegion("dpointnet::recompute_steps");
     sim_->run(t1 - t0, nullptr);
+    Kokkos::Profiling::popRegion();
     sim_->set_step_hook(nullptr);
     Kokkos::fence();
     auto tr1 = clock::now();
     t_recompute_ += std::chrono::duration<double>(tr1 - tr0).count();
+    Kokkos::Profiling::pushRegion("dpointnet::reverse_steps");
     for (std::int64_t t = t1 - 1; t >= t0; --t) reverse_step(t, t0);
+    Kokkos::Profiling::popRegion();
     Kokkos::fence();
     t_backward_ += std::chrono::duration<double>(clock::now() - tr1).count();
   }
 }
 
+namespace impl {
+// dst(dst_slot) = src(src_slot) transposed to samples fastest, or zero.
+template <class ExecSpace, class Src, class Dst>
+void to_samples_fastest(const ExecSpace& space, const Src& src, int src_slot, const Dst& dst, int dst_slot, bool zero) {
+  using T = typename Dst::non_const_value_type;
+  const int B = static_cast<int>(dst.extent(2));
+  const std::int64_t n = static_cast<std::int64_t>(dst.extent(1));
+  Kokkos::parallel_for("dpointnet::record_samples_fastest", Kokkos::RangePolicy<ExecSpace>(space, 0, n * B),
+                       device::ToSamplesFastest<T, ExecSpace>{src, dst, src_slot, dst_slot, B, zero});
+}
+// A [B][n] view as a one-slot [1][B][n] view of the same memory.
+template <class V>
+auto as_one_slot(const V& v) {
+  using T = typename V::value_type;
+  return Kokkos::View<const T***, Kokkos::LayoutRight, typename V::memory_space, Kokkos::MemoryUnmanaged>(
+      v.data(), 1, v.extent(0), v.extent(1));
+}
+}  // namespace impl
+
+// The activity of the D steps before the segment, from the snapshot's rings.
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::record_history(const typename Simulator<Real, ExecSpace>::SegmentSnapshot& snap,
+                                              std::int64_t t0) {
+  const int D = D_;
+  for (int m = 0; m < D; ++m) {
+    const std::int64_t s = t0 - D + m;
+    const int slot = s < 0 ? 0 : static_cast<int>(s % D);
+    impl::to_samples_fastest(space_, snap.z_ring, slot, rec_.z, m, s < 0);
+    for (std::size_t k = 0; k < x_ext_.size(); ++k)
+      impl::to_samples_fastest(space_, snap.input_rings[k], slot, x_ext_[k], m, s < 0);
+  }
+}
+
+// Step t of the recompute: v, r, spikes and inputs into the segment record.
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::record_step(std::int64_t t, std::int64_t t0, int slot) {
+  const int k = static_cast<int>(t - t0);
+  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->state().v), 0, rec_.v, k, false);
+  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->state().r), 0, rec_.r, k, false);
+  impl::to_samples_fastest(space_, sim_->z_ring(), slot, rec_.z, D_ + k, false);
+  for (std::size_t q = 0; q < x_ext_.size(); ++q)
+    impl::to_samples_fastest(space_, sim_->input_ring(static_cast<int>(q)), slot, x_ext_[q], D_ + k, false);
+}
+
 // One step of the reverse sweep: spike adjoint (recurrent reads), neuron adjoint, weight gradients.
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
-  using Policy = Kokkos::RangePolicy<ExecSpace>;
+  using Teams = compat::SampleTeams<ExecSpace>;
   const int D = D_;
   const int slot_gu = static_cast<int>(t % D);
-  device::SpikeAdjointFunctor<Real, ExecSpace> sa{sim_->edges(0), adj_, bp_.rdamp, t, T_, N_, D};
-  Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Policy(space_, 0, std::int64_t(B_) * N_), sa);
-  device::NeuronAdjointFunctor<Real, ExecSpace> na{sim_->constants(),        adj_,    v_rec_, r_rec_, bp_,
-                                                   static_cast<int>(t - t0), slot_gu, N_,     R_};
-  Kokkos::parallel_for("dpointnet::backward_neuron_adjoint", Policy(space_, 0, std::int64_t(B_) * N_), na);
+  using SA = device::SpikeAdjointFunctor<Real, Acc, ExecSpace>;
+  Kokkos::parallel_for("dpointnet::backward_spike_adjoint",
+                       Teams::policy(space_, N_, B_).set_scratch_size(0, Kokkos::PerThread(SA::scratch_bytes(B_))),
+                       SA{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, T_, N_, D, B_});
+  device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{
+      sim_->constants(), adj_, rec_, bp_, static_cast<int>(t - t0), slot_gu, B_, R_};
+  Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
+                       Kokkos::RangePolicy<ExecSpace>(space_, 0, std::int64_t(B_) * N_), na);
   for (std::size_t q = 0; q < surfaces_.size(); ++q) {
     auto& s = surfaces_[q];
     const auto& e = sim_->edges(s.set);
     if (!s.trainable || e.weight.extent(0) == 0) continue;
     const std::int64_t groups = e.n_sources * D;
     if (q == 0) {
-      device::WeightGradFunctor<Real, ExecSpace, std::uint8_t> wg{e,      z_ext_, adj_.gu, s.grad, t,
-                                                                  t0 - D, D,      B_,      slot_gu};
-      Kokkos::parallel_for("dpointnet::backward_weight_grad_recurrent", Policy(space_, 0, groups), wg);
+      device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint8_t> wg{e,      rec_.z, adj_.gu, s.grad, t,
+                                                                       t0 - D, groups, D,       B_,     slot_gu};
+      Kokkos::parallel_for("dpointnet::backward_weight_grad_recurrent", Teams::policy(space_, groups, B_), wg);
     } else {
-      device::WeightGradFunctor<Real, ExecSpace, std::uint16_t> wg{e,  x_ext_[q - 1], adj_.gu, s.grad, t, t0 - D, D,
-                                                                   B_, slot_gu};
-      Kokkos::parallel_for("dpointnet::backward_weight_grad_input", Policy(space_, 0, groups), wg);
+      device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint16_t> wg{
+          e, x_ext_[q - 1], adj_.gu, s.grad, t, t0 - D, groups, D, B_, slot_gu};
+      Kokkos::parallel_for("dpointnet::backward_weight_grad_input", Teams::policy(space_, groups, B_), wg);
     }
   }
 }
@@ -239,7 +275,8 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   std::vector<double> rate_grad(static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_), 0.0);
   for (const auto& l : losses_) l->add_count_gradient(in, rate_grad);
   auto hg = Kokkos::create_mirror_view(adj_.rate_grad);
-  for (std::size_t q = 0; q < rate_grad.size(); ++q) hg.data()[q] = rate_grad[q];
+  for (int b = 0; b < B_; ++b)
+    for (std::int64_t i = 0; i < N_; ++i) hg(i, b) = static_cast<Acc>(rate_grad[static_cast<std::size_t>(b * N_ + i)]);
   Kokkos::deep_copy(adj_.rate_grad, hg);
   backward();
   m.t_recompute = t_recompute_;
