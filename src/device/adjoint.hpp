@@ -57,40 +57,63 @@ struct ToSamplesFastest {
 };
 
 // gz_t[j, b] = rate_grad[j, b] + rdamp * sum over recurrent edges e from j of w_e gu_{t + d_e}[c_e, post_e, b].
-// One team per source: each edge is read once for all B samples (vector lanes), accumulated in per-thread
-// scratch in edge order (the same order for any backend and thread count).
+// Each thread owns sources; every edge is read once for all samples, which are summed in edge order (the same
+// order on every backend). Devices: one vector lane per sample, the edge broadcast to the lanes. Hosts: the
+// samples in register blocks of kHostLanes, so that the inner loop is a fixed-width vector loop.
 template <class Real, class Acc, class ExecSpace>
 struct SpikeAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using Scratch = Kokkos::View<Acc*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static constexpr bool kHost = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  static constexpr int kHostLanes = 16;
   GroupedEdges<Real, MemSpace> e;
   Adjoint<Acc, MemSpace> a;
   Acc rdamp;
   std::int64_t t, T, n;
   int D, B;
-  static std::size_t scratch_bytes(int B) { return Scratch::shmem_size(B); }
+
+  // Calls f(w, c, post, slot) for every edge from j whose delay step t + d is inside the sequence.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_edges(const std::int64_t j, F&& f) const {
+    if (e.offsets.extent(0) == 0) return;
+    for (int d = 1; d <= D; ++d) {
+      if (t + d >= T) break;
+      const int slot = static_cast<int>((t + d) % D);
+      const std::int64_t g = j * D + (d - 1);
+      for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k)
+        f(static_cast<Acc>(e.weight(k)), static_cast<int>(e.channel(k)), static_cast<int>(e.target(k)), slot);
+    }
+  }
+
   // Team r, thread k handles source r * team_size + k.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const std::int64_t j = static_cast<std::int64_t>(m.league_rank()) * m.team_size() + m.team_rank();
     if (j >= n) return;
-    Scratch acc(m.thread_scratch(0), B);
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, B), [&](const int b) { acc(b) = Acc(0); });
-    if (e.offsets.extent(0) > 0) {
-      for (int d = 1; d <= D; ++d) {
-        if (t + d >= T) break;
-        const int slot = static_cast<int>((t + d) % D);
-        const std::int64_t g = j * D + (d - 1);
-        for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
-          const Acc w = static_cast<Acc>(e.weight(k));
-          const int c = e.channel(k), post = e.target(k);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, B),
-                               [&](const int b) { acc(b) += w * a.gu(slot, c, post, b); });
+    if constexpr (kHost) {
+      for (int b0 = 0; b0 < B; b0 += kHostLanes) {
+        Acc acc[kHostLanes] = {};
+        if (b0 + kHostLanes <= B) {
+          for_edges(j, [&](const Acc w, const int c, const int post, const int slot) {
+            const Acc* g = &a.gu(slot, c, post, b0);
+            for (int q = 0; q < kHostLanes; ++q) acc[q] += w * g[q];
+          });
+        } else {
+          const int nb = B - b0;
+          for_edges(j, [&](const Acc w, const int c, const int post, const int slot) {
+            const Acc* g = &a.gu(slot, c, post, b0);
+            for (int q = 0; q < nb; ++q) acc[q] += w * g[q];
+          });
         }
+        for (int q = 0; q < kHostLanes && b0 + q < B; ++q) a.gz(j, b0 + q) = a.rate_grad(j, b0 + q) + rdamp * acc[q];
       }
+    } else {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, B), [&](const int b) {
+        Acc acc = 0;
+        for_edges(j,
+                  [&](const Acc w, const int c, const int post, const int slot) { acc += w * a.gu(slot, c, post, b); });
+        a.gz(j, b) = a.rate_grad(j, b) + rdamp * acc;
+      });
     }
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, B),
-                         [&](const int b) { a.gz(j, b) = a.rate_grad(j, b) + rdamp * acc(b); });
   }
 };
 
@@ -130,20 +153,31 @@ struct NeuronAdjointFunctor {
   }
 };
 
-// dL/dw_e += sum_b gu_t[c_e, post_e, b] act(pre_e, t - d_e, b), event-driven: one team per (source, delay)
-// group; groups without activity in any sample leave at once, the others read each edge once for all samples
-// (vector lanes reduce over b). Each group is owned by one team, so no atomics. act_ext holds steps
-// t0 - D .. t0 + C - 1 at index step - (t0 - D).
+// dL/dw_e += sum_b gu_t[c_e, post_e, b] act(pre_e, t - d_e, b), event-driven: a thread per (source, delay)
+// group; groups without activity in any sample leave at once, the others read each edge once for all samples.
+// Each group is owned by one thread, so no atomics. act_ext holds steps t0 - D .. t0 + C - 1 at index
+// step - (t0 - D). Devices reduce over the samples' vector lanes; hosts multiply 16 samples at a time (vector
+// loop) and add the products in a fixed tree order.
 template <class Real, class Acc, class ExecSpace, class Activity>
 struct WeightGradFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  static constexpr bool kHost = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  static constexpr int kLanes = 16;
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][n_src][B]
   Kokkos::View<Acc****, Kokkos::LayoutRight, MemSpace> gu;           // ring [D][R][N][B]
   Kokkos::View<double*, MemSpace> grad;                              // per grouped edge
   std::int64_t t, ext_base, n_groups;                                // ext_base = t0 - D
   int D, B, slot_gu;
+
+  KOKKOS_INLINE_FUNCTION static double tree_sum(const double* p) {
+    double s8[8];
+    for (int q = 0; q < 8; ++q) s8[q] = p[q] + p[q + 8];
+    const double s4[4] = {s8[0] + s8[4], s8[1] + s8[5], s8[2] + s8[6], s8[3] + s8[7]};
+    return (s4[0] + s4[2]) + (s4[1] + s4[3]);
+  }
+
   // Team r, thread k handles group r * team_size + k.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const std::int64_t g = static_cast<std::int64_t>(m.league_rank()) * m.team_size() + m.team_rank();
@@ -153,20 +187,41 @@ struct WeightGradFunctor {
     const std::int64_t s = t - d;
     if (s < 0 || e.offsets(g) == e.offsets(g + 1)) return;
     const int xi = static_cast<int>(s - ext_base);
-    int any = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(m, B), [&](const int b, int& acc) { acc += act_ext(xi, j, b) != 0; }, any);
-    if (!any) return;
-    for (std::int64_t q = e.offsets(g); q < e.offsets(g + 1); ++q) {
-      const int c = e.channel(q), post = e.target(q);
-      double sum = 0;
+    if constexpr (kHost) {
+      bool any = false;
+      for (int b = 0; b < B; ++b) any = any || act_ext(xi, j, b) != 0;
+      if (!any) return;
+      for (int b0 = 0; b0 < B; b0 += kLanes) {
+        const int nb = B - b0 < kLanes ? B - b0 : kLanes;
+        double x[kLanes];
+        for (int q = 0; q < kLanes; ++q) x[q] = q < nb ? static_cast<double>(act_ext(xi, j, b0 + q)) : 0.0;
+        for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
+          const Acc* gk = &gu(slot_gu, e.channel(k), e.target(k), b0);
+          double p[kLanes];
+          if (nb == kLanes) {
+            for (int q = 0; q < kLanes; ++q) p[q] = static_cast<double>(gk[q]) * x[q];
+          } else {
+            for (int q = 0; q < kLanes; ++q) p[q] = q < nb ? static_cast<double>(gk[q]) * x[q] : 0.0;
+          }
+          grad(k) += tree_sum(p);
+        }
+      }
+    } else {
+      int any = 0;
       Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(m, B),
-          [&](const int b, double& acc) {
-            acc += static_cast<double>(gu(slot_gu, c, post, b)) * static_cast<double>(act_ext(xi, j, b));
-          },
-          sum);
-      Kokkos::single(Kokkos::PerThread(m), [&]() { grad(q) += sum; });
+          Kokkos::ThreadVectorRange(m, B), [&](const int b, int& acc) { acc += act_ext(xi, j, b) != 0; }, any);
+      if (!any) return;
+      for (std::int64_t q = e.offsets(g); q < e.offsets(g + 1); ++q) {
+        const int c = e.channel(q), post = e.target(q);
+        double sum = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(m, B),
+            [&](const int b, double& acc) {
+              acc += static_cast<double>(gu(slot_gu, c, post, b)) * static_cast<double>(act_ext(xi, j, b));
+            },
+            sum);
+        Kokkos::single(Kokkos::PerThread(m), [&]() { grad(q) += sum; });
+      }
     }
   }
 };

@@ -97,7 +97,7 @@ class Trainer {
   std::unique_ptr<Simulator<Real, ExecSpace>> sim_;
   std::vector<Surface<Real, MemSpace>> surfaces_;
   std::vector<typename Simulator<Real, ExecSpace>::SegmentSnapshot> segment_snapshots_;
-  using Acc = double;  // the adjoint's arithmetic type
+  using Acc = Real;  // the adjoint's storage and accumulation type
   device::Adjoint<Acc, MemSpace> adj_;
   device::BackwardParams bp_;
   Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (b, i)

@@ -204,15 +204,15 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   device::fill(space_, u_, std::int64_t(0));
   // 1. synaptic drive
   if (recurrent_.target.extent(0) > 0) {
-    device::PropagateFunctor<Real, ExecSpace, std::uint8_t> f{recurrent_, z_ring_, u_, t, D_};
-    Kokkos::parallel_for("dpointnet::propagate_recurrent", Policy(space_, 0, std::int64_t(B_) * N_ * D_), f);
+    device::propagate(space_, "dpointnet::propagate_recurrent",
+                      device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_}, B_);
     if (count_events_)
       events_ += impl::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t, D_, B_, N_);
   }
   for (auto& in : inputs_) {
     const std::int64_t ns = in->edges.n_sources;
-    device::PropagateFunctor<Real, ExecSpace, std::uint16_t> f{in->edges, in->ring, u_, t, D_};
-    Kokkos::parallel_for("dpointnet::propagate_input", Policy(space_, 0, std::int64_t(B_) * ns * D_), f);
+    device::propagate(space_, "dpointnet::propagate_input",
+                      device::PropagateFunctor<Real, ExecSpace, std::uint16_t>{in->edges, in->ring, u_, t, D_}, B_);
     if (count_events_)
       events_ += impl::count_events<ExecSpace, std::uint16_t>(space_, in->ring, in->edges.offsets, t, D_, B_, ns);
   }

@@ -209,13 +209,13 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
   const int D = D_;
   const int slot_gu = static_cast<int>(t % D);
   using SA = device::SpikeAdjointFunctor<Real, Acc, ExecSpace>;
-  Kokkos::parallel_for("dpointnet::backward_spike_adjoint",
-                       Teams::policy(space_, N_, B_).set_scratch_size(0, Kokkos::PerThread(SA::scratch_bytes(B_))),
+  Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Teams::policy(space_, N_, B_),
                        SA{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, T_, N_, D, B_});
   device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{
       sim_->constants(), adj_, rec_, bp_, static_cast<int>(t - t0), slot_gu, B_, R_};
   Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
                        Kokkos::RangePolicy<ExecSpace>(space_, 0, std::int64_t(B_) * N_), na);
+
   for (std::size_t q = 0; q < surfaces_.size(); ++q) {
     auto& s = surfaces_[q];
     const auto& e = sim_->edges(s.set);
