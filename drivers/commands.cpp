@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "app/plan_run.hpp"
 #include "app/simulate_run.hpp"
 #include "app/train_run.hpp"
 #include "drivers/train_options.hpp"
@@ -58,6 +59,14 @@ void register_commands(CLI::App& app, Commands& cmds) {
       return 0;
     };
   });
+
+  auto plan_cfg = std::make_shared<std::string>();
+  auto plan_sim = std::make_shared<bool>(false);
+  auto* pl = app.add_subcommand("plan", "predict the peak device memory of a train (or simulate) run of a config");
+  pl->add_option("config", *plan_cfg, "simulation config JSON")->required();
+  pl->add_flag("--simulate", *plan_sim, "plan the simulate run even when the config has a train section");
+  pl->callback(
+      [&cmds, plan_cfg, plan_sim] { cmds.action = [plan_cfg, plan_sim] { return run_plan(*plan_cfg, *plan_sim); }; });
 
   auto* info = app.add_subcommand("info", "print the Kokkos version and backends");
   info->callback([&cmds] {

@@ -11,6 +11,7 @@
 #include "io/spike_file.hpp"
 #include "network/network_builder.hpp"
 #include "sim/simulator.hpp"
+#include "train/memory_plan.hpp"
 #include "util/error.hpp"
 #include "util/kokkos_compat.hpp"
 #include "util/log.hpp"
@@ -165,6 +166,7 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   Network net = build_network(cfg);
   std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
   std::vector<CurrentPulse> pulses = prepare_current_clamps(cfg, net);
+  require_fits(plan_memory(net, inputs, cfg, nullptr), cfg, false);
   lg->info("network: {} neurons in {} populations, {} edges ({} recurrent), {} channels, max delay {} steps",
            net.n_neurons, net.populations.size(), net.n_edges(), net.projections[0].size(), net.n_channels,
            net.max_delay);

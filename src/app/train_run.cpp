@@ -13,6 +13,7 @@
 #include "parallel/replica_set.hpp"
 #include "parallel/serial_context.hpp"
 #include "train/checkpoint_file.hpp"
+#include "train/memory_plan.hpp"
 #include "train/metrics_log.hpp"
 #include "train/run_identity.hpp"
 #include "train/train_config.hpp"
@@ -162,6 +163,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   const std::string chash = config_hash(cfg), nhash = network_hash(net);
   CheckpointState ck;
   if (!cmd.resume.empty()) ck = read_resume(cmd.resume, nhash, chash);
+  require_fits(plan_memory(net, inputs, cfg, &tc, dist.local_replicas()), cfg, true);
   if (cmd.gradient_check.empty() && ctx.chief()) {
     const fs::path out(cfg.output_dir);
     const bool overwrite = cmd.overwrite || cfg.overwrite_output || !cmd.resume.empty();

@@ -5,7 +5,8 @@
 # Include from tests/CMakeLists.txt: include(${CMAKE_CURRENT_SOURCE_DIR}/bad_inputs/cases_train.cmake)
 # The case list must match `bad_train.py --list`. No BMTK example data is needed.
 foreach(case
-    valid_train unknown_loss negative_cost missing_cost batch_size_zero nonexistent_surface trainable_not_bool
+    valid_train unknown_loss negative_cost missing_cost batch_size_zero does_not_fit_memory nonexistent_surface
+    trainable_not_bool
     unknown_optimizer negative_lr beta1_ge_1 unknown_surrogate unknown_train_key steps_zero
     checkpoint_interval_zero missing_losses checkpoint_from_other_network checkpoint_from_other_config
     resume_missing_file)

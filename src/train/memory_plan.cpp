@@ -1,0 +1,129 @@
+#include "train/memory_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.hpp"
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+namespace dpointnet {
+
+double MemoryPlan::total() const {
+  double t = 0;
+  for (const auto& i : items) t += i.bytes;
+  return t;
+}
+
+MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg,
+                       const TrainConfig* tc, int replicas) {
+  MemoryPlan p;
+  const double real = cfg.double_precision ? 8.0 : 4.0;
+  const double N = static_cast<double>(net.n_neurons), B = cfg.batch_size, R = net.n_channels, D = net.max_delay;
+  const double T = static_cast<double>(cfg.n_steps);
+  const bool record_v = !tc && !cfg.voltage_reports.empty();
+  const double chunk = tc ? 8 : 64;  // steps per recorder chunk (SimOptions::record_chunk)
+  double nb = 0;                     // bytes that scale with N x B
+  auto add = [&](const std::string& name, double bytes, bool per_nb = false) {
+    p.items.push_back({name, bytes * replicas});
+    if (per_nb) nb += bytes * replicas;
+  };
+  // simulator
+  add("neuron constants", N * (3 * real + 2 * 4 + 4 * real + 2 * R * real));
+  const double state = B * N * (real + 2 + 2 * real + 2 * R * real);  // v, r, asc[2], psc_rise, psc
+  add("neuron state", state, true);
+  add("synaptic drive (fixed point)", B * R * N * 8, true);
+  add("spike ring", D * B * N, true);
+  double edge_bytes = 0, n_edges = 0;
+  auto edges = [&](const Projection& pr) {
+    const double e = static_cast<double>(pr.size());
+    n_edges += e;
+    return (static_cast<double>(pr.n_sources) * D + 1) * 8 + e * (4 + 1 + real);
+  };
+  edge_bytes += edges(net.projections[0]);
+  double input_ring_bytes = 0, input_bytes = 0, x_ext_bytes = 0;
+  for (const auto& in : inputs) {
+    const Projection& pr = net.projections[static_cast<std::size_t>(in.projection)];
+    edge_bytes += edges(pr);
+    input_ring_bytes += D * B * static_cast<double>(pr.n_sources) * 2;
+    if (!in.silent && in.kind == InputKind::SpikeFile)
+      input_bytes += static_cast<double>(in.spikes.step_offsets.size()) * 8 + in.spikes.source.size() * 4.0 +
+                     in.spikes.count.size() * 2.0;
+    else if (!in.silent)
+      input_bytes += static_cast<double>(in.p.size() + in.p0.size()) * 8;
+    x_ext_bytes += static_cast<double>(pr.n_sources) * B * 2;
+  }
+  add("edges (grouped by source and delay)", edge_bytes);
+  add("input rings", input_ring_bytes);
+  add("input schedules", input_bytes);
+  add("recorder", chunk * B * N * (1 + (record_v ? real + 8 : 0)) + (record_v ? B * N * real : 0) + N * real, true);
+  p.per_edge = n_edges > 0 ? edge_bytes / n_edges : 0;
+  if (tc) {
+    const double C = std::min<double>(tc->checkpoint_interval, T);
+    const double segments = std::ceil(T / C);
+    double surf = 0;
+    auto surface = [&](const std::string& name, const Projection& pr) {
+      const auto it = tc->trainable.find(name);
+      const bool trainable = it != tc->trainable.end() && it->second;
+      surf += static_cast<double>(pr.size()) * (real + (trainable ? 2 * real + 8 : 0));
+    };
+    surface("recurrent", net.projections[0]);
+    for (const auto& in : inputs) {
+      const Projection& pr = net.projections[static_cast<std::size_t>(in.projection)];
+      surface(pr.source_population, pr);
+    }
+    add("optimizer state (initial weights, Adam moments, gradients)", surf);
+    add("segment snapshots (one per checkpoint_interval steps)", segments * (state + D * B * N + input_ring_bytes),
+        true);
+    const double acc = real;  // adjoints are Real (float32 runs keep float32 adjoints)
+    add("adjoints", N * B * acc * (1 + 2 * R + D * R + 2), true);
+    add("segment record (v, r, spikes, inputs over D + C steps)",
+        C * N * B * (real + 2) + (D + C) * (N * B + x_ext_bytes), true);
+    add("loss statistics", B * N * (4 + real) + 2 * T * 8, true);
+  }
+  p.per_neuron_sample = N * B > 0 ? nb / (N * B * replicas) : 0;
+  return p;
+}
+
+double available_device_bytes() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) return static_cast<double>(free_b);
+  return 0;
+#else
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024.0;
+  return 0;
+#endif
+}
+
+void require_fits(const MemoryPlan& plan, const SimulationConfig& cfg, bool training) {
+  const double need = plan.total(), have = available_device_bytes();
+  if (have <= 0 || need <= have) return;
+  throw InputError(cfg.path, "run", "batch_size",
+                   fmt::format("the run needs about {:.3g} GiB of {} memory but {:.3g} GiB are available; lower "
+                               "run.batch_size{} (see `dpointnet plan`)",
+                               need / 1073741824.0, Kokkos::DefaultExecutionSpace::memory_space::name(),
+                               have / 1073741824.0, training ? " or train.checkpoint_interval" : ""));
+}
+
+std::string describe(const MemoryPlan& plan) {
+  std::ostringstream s;
+  for (const auto& i : plan.items) s << fmt::format("  {:<62} {:>12.3f} MiB\n", i.name, i.bytes / 1048576.0);
+  s << fmt::format("  {:<62} {:>12.3f} MiB\n", "total", plan.total() / 1048576.0);
+  s << fmt::format("  device bytes per edge {:.2f}, per (neuron, sample) {:.1f}\n", plan.per_edge,
+                   plan.per_neuron_sample);
+  return s.str();
+}
+
+}  // namespace dpointnet

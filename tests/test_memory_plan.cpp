@@ -1,0 +1,58 @@
+// `dpointnet plan` (issue 8, item 5): the predicted device memory of a training run against the peak that
+// Kokkos reports to tools (allocate/deallocate callbacks of Kokkos core), at three sizes, within 15 %.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "train/memory_plan.hpp"
+#include "train/trainer.hpp"
+#include "train_setup.hpp"
+
+using namespace dpointnet;
+using namespace dpointnet::test;
+
+namespace {
+
+double g_now = 0, g_peak = 0;
+bool in_space(const Kokkos::Tools::SpaceHandle h) {
+  return std::strcmp(h.name, Kokkos::DefaultExecutionSpace::memory_space::name()) == 0;
+}
+void on_alloc(const Kokkos::Tools::SpaceHandle h, const char*, const void*, const uint64_t size) {
+  if (!in_space(h)) return;
+  g_now += static_cast<double>(size);
+  g_peak = std::max(g_peak, g_now);
+}
+void on_free(const Kokkos::Tools::SpaceHandle h, const char*, const void*, const uint64_t size) {
+  if (in_space(h)) g_now -= static_cast<double>(size);
+}
+
+}  // namespace
+
+TEST(MemoryPlan, PredictsThePeakOfATrainingUpdate) {
+  struct Case {
+    std::int64_t neurons;
+    double tstop;
+    int batch, interval;
+  };
+  for (const Case c : {Case{300, 60, 4, 10}, Case{800, 100, 8, 25}, Case{1500, 50, 16, 50}}) {
+    TrainSetup s(c.neurons, c.tstop, c.batch, train_section(1e-3, c.interval, 2.0));
+    const MemoryPlan plan = plan_memory(s.net, s.inputs, s.cfg, &s.tc);
+    namespace E = Kokkos::Tools::Experimental;
+    g_now = g_peak = 0;
+    E::set_allocate_data_callback(on_alloc);
+    E::set_deallocate_data_callback(on_free);
+    {
+      Trainer<float> tr(Kokkos::DefaultExecutionSpace(), s.net, s.inputs, s.cfg, s.tc, c.batch);
+      tr.compute_gradient(0);
+      tr.apply_update();
+    }
+    E::set_allocate_data_callback(nullptr);
+    E::set_deallocate_data_callback(nullptr);
+    const double ratio = plan.total() / g_peak;
+    std::printf("[ plan ] N %lld B %d T %g C %d: predicted %.3f MiB, measured peak %.3f MiB (ratio %.3f)\n",
+                static_cast<long long>(c.neurons), c.batch, c.tstop, c.interval, plan.total() / 1048576.0,
+                g_peak / 1048576.0, ratio);
+    EXPECT_GT(g_peak, 1e6) << "the callbacks must see the trainer's allocations";
+    EXPECT_NEAR(ratio, 1.0, 0.15);
+  }
+}
