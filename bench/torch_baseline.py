@@ -115,16 +115,34 @@ class Edges:
         self.w_init = net.e_w[self.order]
         self._csr_w = None
 
-    # --- event-driven expansion of active (key, sample, count) triples into edges
-    def expand(self, keys, bs, cs):
-        starts = self.ptr[keys]
-        lens = self.ptr[keys + 1] - starts
-        rep = torch.repeat_interleave(lens)                   # event of each expanded edge
-        tot = rep.numel()
-        first = torch.cumsum(lens, 0) - lens                  # exclusive prefix sum
-        e = torch.arange(tot) + (starts - first)[rep]
-        flat = self.postB[e] + bs[rep]
-        return e, flat, cs[rep]
+    # --- event-driven expansion of active (key, sample) pairs into edges: (edge, flat u index, repeats)
+    def expand(self, keys, bs):
+        starts = self.ptr.take(keys)
+        lens = self.ptr.take(keys + 1) - starts
+        tot = int(lens.sum())
+        rep = torch.repeat_interleave(lens, output_size=tot)          # event of each expanded edge
+        first = torch.cumsum(lens, 0) - lens                          # exclusive prefix sum
+        e = torch.arange(tot).add_((starts - first).take(rep))
+        flat = self.postB.take(e).add_(bs.take(rep))
+        return e, flat, rep
+
+    # ev = (recurrent keys, samples, input keys, samples, input counts); recurrent spikes count 1
+    def drive(self, w, ev):
+        u = w.new_zeros(self.NR * self.B)
+        e, flat, _ = self.expand(ev[0], ev[1])
+        u.index_add_(0, flat, w.take(e))
+        e, flat, rep = self.expand(ev[2], ev[3])
+        u.index_add_(0, flat, w.take(e).mul_(ev[4].take(rep)))
+        return u
+
+    def weight_grad(self, w, gu, ev):
+        gu = gu.reshape(-1)
+        gw = torch.zeros_like(w)
+        e, flat, _ = self.expand(ev[0], ev[1])
+        gw.index_add_(0, e, gu.take(flat))
+        e, flat, rep = self.expand(ev[2], ev[3])
+        gw.index_add_(0, e, gu.take(flat).mul_(ev[4].take(rep)))
+        return gw
 
     # --- transposed product over all recurrent edges: out[j*D + d-1, b] = sum_e w_e gu[post_e, b]
     def transposed(self, w, gu):
@@ -150,34 +168,32 @@ class EdgeDrive(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, w, edges, events, *zs):
-        keys, bs, cs = EdgeDrive.gather(edges, events)
-        e, flat, c = edges.expand(keys, bs, cs)
-        u = w.new_zeros(edges.NR * edges.B).index_add_(0, flat, w[e] * c)
-        ctx.edges, ctx.keys, ctx.bs, ctx.cs = edges, keys, bs, cs
-        ctx.present = [ev is not None for ev in events]
+        ev = EdgeDrive.gather(events)
+        u = edges.drive(w, ev)
+        ctx.edges, ctx.ev = edges, ev
+        ctx.present = [e is not None for e in events]
         ctx.save_for_backward(w)
         return u.view(edges.N, edges.R, edges.B)
 
     @staticmethod
-    def gather(edges, events):
-        ks, bs, cs = [], [], []
+    def gather(events):
+        """Concatenate the events of steps t-1..t-D with the delay added to their keys."""
+        parts = [[], [], [], [], []]
         for d, ev in enumerate(events):
             if ev is not None:
-                ks.append(ev[0] + d)
-                bs.append(ev[1])
-                cs.append(ev[2])
-        return torch.cat(ks), torch.cat(bs), torch.cat(cs)
+                parts[0].append(ev[0] + d)
+                parts[1].append(ev[1])
+                parts[2].append(ev[2] + d)
+                parts[3].append(ev[3])
+                parts[4].append(ev[4])
+        return tuple(torch.cat(p) for p in parts)
 
     @staticmethod
     def backward(ctx, gu):
         (w,) = ctx.saved_tensors
         edges = ctx.edges
         gu = gu.reshape(edges.NR, edges.B)
-        gw = None
-        if ctx.needs_input_grad[0]:
-            e, flat, c = edges.expand(ctx.keys, ctx.bs, ctx.cs)
-            gw = torch.zeros_like(w).index_add_(0, e, gu.reshape(-1)[flat] * c)
-        gz = []
+        gw = edges.weight_grad(w, gu, ctx.ev) if ctx.needs_input_grad[0] else None
         if any(ctx.needs_input_grad[3:]):
             out = edges.transposed(w, gu).view(edges.N, edges.D, edges.B)
             gz = [out[:, d, :] for d, p in enumerate(ctx.present) if p]
@@ -192,11 +208,12 @@ class DenseBagDrive(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, w, edges, events, table, *zs):
+        if getattr(edges, 'pull_w', (None,))[0] is not w:       # permuted weights, once per update
+            edges.pull_w = (w, w.take(edges.pull_perm))
         u = F.embedding_bag(edges.pull_idx, table, edges.pull_ptr, mode='sum',
-                            per_sample_weights=w[edges.pull_perm], include_last_offset=True)
-        keys, bs, cs = EdgeDrive.gather(edges, events)
-        ctx.edges, ctx.keys, ctx.bs, ctx.cs = edges, keys, bs, cs
-        ctx.present = [ev is not None for ev in events]
+                            per_sample_weights=edges.pull_w[1], include_last_offset=True)
+        ctx.edges, ctx.ev = edges, EdgeDrive.gather(events)
+        ctx.present = [e is not None for e in events]
         ctx.save_for_backward(w)
         return u.view(edges.N, edges.R, edges.B)
 
@@ -348,8 +365,7 @@ class Baseline:
             # 8. history: events of step t (recurrent spikes, then the inputs), damped z for the recurrent reads
             zi = torch.nonzero(z.detach())
             xk, xb, xc = xev[t]
-            events.append((torch.cat([zi[:, 0] * D, xk]), torch.cat([zi[:, 1], xb]),
-                           torch.cat([z.new_ones(zi.shape[0]), xc])))
+            events.append((zi[:, 0] * D, zi[:, 1], xk, xb, xc))
             zdamp.append(self.rdamp(z))
             zs.append(z)
             vs.append(v)
@@ -438,11 +454,14 @@ def main():
                     help='forward drive: event-driven index_add_ or dense embedding_bag pull')
     ap.add_argument('--inputs', choices=('torch', 'oracle'), default='torch',
                     help='input draws: torch RNG at the configured rates, or the oracle\'s exact Philox draws')
+    ap.add_argument('--no-flush-denormal', action='store_true',
+                    help='keep subnormal floats (default: torch.set_flush_denormal(True))')
     ap.add_argument('--steps', type=int, help='override T (run.tstop / dt)')
     ap.add_argument('--batch', type=int, help='override B')
     ap.add_argument('--check', action='store_true', help='float64 comparison with the oracle Trainer')
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    flush = not args.no_flush_denormal and torch.set_flush_denormal(True)
     conf = load_config(args.config)
     if args.steps is not None:
         conf['run']['tstop'] = args.steps * float(conf['run']['dt'])
@@ -463,11 +482,11 @@ def main():
     n = max(args.updates, 1)
     step = sum(acc.values()) / n
     print('torch %7d neurons %10d edges T=%d B=%d %s: step %8.3f s (forward %.3f + backward %.3f + update %.4f); '
-          '%8.2f samples/s; peak RSS %.2f GiB; rate %.2f Hz; loss %.6g [drive %s, transpose %s, %d threads]'
+          '%8.2f samples/s; peak RSS %.2f GiB; rate %.2f Hz; loss %.6g [drive %s, transpose %s, %d threads%s]'
           % (bl.net.N, bl.edges.E, bl.T, bl.B, args.precision, step, acc['forward'] / n, acc['backward'] / n,
              acc['update'] / n, bl.B / step if step > 0 else float('nan'), peak_rss_gib(),
              last['rate'] if last else float('nan'), last['total'] if last else float('nan'), args.drive,
-             args.transpose, torch.get_num_threads()))
+             args.transpose, torch.get_num_threads(), ', flush denormals' if flush else ''))
     return 0
 
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -14,8 +15,13 @@
 
 namespace dpointnet::test {
 
-// The vendored test data (tests/data; DPOINTNET_TEST_DATA_DIR is set by tests/CMakeLists.txt).
-inline std::string test_data_dir() { return DPOINTNET_TEST_DATA_DIR; }
+// The vendored test data (tests/data; DPOINTNET_TEST_DATA_DIR is set by tests/CMakeLists.txt). The environment
+// variable of the same name overrides it, for test executables run away from their source tree
+// (scripts/gpu-check).
+inline std::string test_data_dir() {
+  const char* env = std::getenv("DPOINTNET_TEST_DATA_DIR");
+  return env && *env ? env : DPOINTNET_TEST_DATA_DIR;
+}
 inline std::string bmtk450_dir() { return test_data_dir() + "/bmtk/point_450glifs"; }
 
 // Fails the test (never skips) when the vendored BMTK example is missing.
