@@ -6,7 +6,9 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -29,6 +31,30 @@ static double peak_rss_gib() {
   return static_cast<double>(ru.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB on Linux
 }
 
+// STREAM-like triad a = b + s c on the default space (a functor: CUDA-safe).
+struct Triad {
+  Kokkos::View<float*> a, b, c;
+  float s;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { a(i) = b(i) + s * c(i); }
+};
+
+// Best of 5 triads over 3 x n floats (n large enough to leave the caches), bytes moved / s.
+double triad_bytes_per_s(std::int64_t n) {
+  Kokkos::View<float*> a("triad.a", n), b("triad.b", n), c("triad.c", n);
+  Kokkos::deep_copy(b, 1.0f);
+  Kokkos::deep_copy(c, 2.0f);
+  double best = 0;
+  for (int k = 0; k < 6; ++k) {
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    Kokkos::parallel_for("bench::triad", Kokkos::RangePolicy<>(0, n), Triad{a, b, c, 3.0f});
+    Kokkos::fence();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (k > 0) best = std::max(best, 3.0 * 4.0 * static_cast<double>(n) / s);
+  }
+  return best;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"dpointnet training-step benchmark"};
   std::int64_t n = 1000;
@@ -42,6 +68,9 @@ int run(int argc, char** argv) {
   app.add_option("--workdir", workdir);
   app.add_option("--precision", precision)->check(CLI::IsMember({"float32", "float64"}));
   app.add_option("--threads", threads);
+  bool bandwidth = false;
+  app.add_flag("--bandwidth", bandwidth,
+               "also print a triad bandwidth and the reverse sweep's effective bandwidth (estimated bytes)");
   CLI11_PARSE(app, argc, argv);
   log::init("warn");
   compat::InitOptions io;
@@ -96,6 +125,23 @@ int run(int argc, char** argv) {
           sum.t_backward / u, sum.t_update / u,
           (sum.seconds - sum.t_forward - sum.t_recompute - sum.t_backward - sum.t_update) / u, batch * u / sum.seconds,
           peak_rss_gib(), sum.rate_hz);
+      if (bandwidth) {
+        // Bytes of the reverse sweep per step: every recurrent edge (weight, target, channel) and the cache
+        // lines of its B adjoint values (spike adjoint); the edges of active groups (a spike in any sample:
+        // 1 - (1 - p)^B) again, with their lines and a gradient read and write (weight gradient).
+        const double e_rec = static_cast<double>(net.projections[0].size());
+        const double e_all = static_cast<double>(net.n_edges());
+        const double lines = std::ceil(batch * sizeof(Real) / 64.0) * 64.0;
+        const double edge = sizeof(Real) + 4 + 1;
+        const double active = 1.0 - std::pow(1.0 - sum.rate_hz * cfg.dt / 1000.0, batch);
+        const double bytes = steps * (e_rec * (edge + lines) + active * e_all * (edge + lines + 16));
+        const double triad = triad_bytes_per_s(std::int64_t(1) << 25);
+        fmt::print(
+            "bandwidth: triad {:.1f} GB/s; reverse sweep {:.3g} GB per update in {:.3f} s = {:.1f} GB/s "
+            "({:.0f} % of the triad; active groups {:.1f} %)\n",
+            triad / 1e9, bytes / 1e9, sum.t_backward / u, bytes / (sum.t_backward / u) / 1e9,
+            100.0 * bytes / (sum.t_backward / u) / triad, 100.0 * active);
+      }
     };
     if (precision == "float64")
       run(double{});
