@@ -17,6 +17,7 @@
 #include "device/edge_layout.hpp"
 #include "device/model_constants.hpp"
 #include "device/surrogate.hpp"
+#include "util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 
@@ -64,8 +65,8 @@ template <class Real, class Acc, class ExecSpace>
 struct SpikeAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  static constexpr bool kHost = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
-  static constexpr int kHostLanes = 16;
+  static constexpr bool kHost = compat::host_memory<MemSpace>;
+  static constexpr int kHostLanes = compat::kHostSampleLanes;
   GroupedEdges<Real, MemSpace> e;
   Adjoint<Acc, MemSpace> a;
   Acc rdamp;
@@ -162,8 +163,8 @@ template <class Real, class Acc, class ExecSpace, class Activity>
 struct WeightGradFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  static constexpr bool kHost = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
-  static constexpr int kLanes = 16;
+  static constexpr bool kHost = compat::host_memory<MemSpace>;
+  static constexpr int kLanes = compat::kHostSampleLanes;
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][n_src][B]
   Kokkos::View<Acc****, Kokkos::LayoutRight, MemSpace> gu;           // ring [D][R][N][B]

@@ -7,6 +7,7 @@
 
 #include "device/edge_layout.hpp"
 #include "device/fixed_point.hpp"
+#include "util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 
@@ -62,7 +63,7 @@ struct PropagateFunctor {
 template <class Real, class ExecSpace, class Activity>
 void propagate(const ExecSpace& space, const char* label, const PropagateFunctor<Real, ExecSpace, Activity>& f, int B) {
   using F = PropagateFunctor<Real, ExecSpace, Activity>;
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
+  if constexpr (compat::host_memory<typename ExecSpace::memory_space>) {
     Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, typename F::PerSample>(space, 0, B), f);
   } else {
     Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(space, 0, std::int64_t(B) * f.e.n_sources * f.D), f);

@@ -17,13 +17,17 @@
 
 namespace dpointnet {
 
+// Steps per recorder chunk: `simulate`, and training (which records nothing; only the staging buffer's size).
+inline constexpr int kRecordChunk = 64;
+inline constexpr int kTrainingRecordChunk = 8;
+
 struct SimOptions {
   int batch_size = 1;
   std::int64_t n_steps = 0;  // length of the input schedule (steps)
   std::uint32_t seed = 0;
-  std::int64_t sample_offset = 0;  // global index of sample 0 of this batch
-  bool record_v = false;           // keep v' of every step for the recorder
-  int record_chunk = 64;           // steps per host transfer of recorded spikes/voltages
+  std::int64_t sample_offset = 0;   // global index of sample 0 of this batch
+  bool record_v = false;            // keep v' of every step for the recorder
+  int record_chunk = kRecordChunk;  // steps per host transfer of recorded spikes/voltages
 };
 
 // Recorded output of `chunk_steps` consecutive steps starting at `first_step`, on the host:

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/simulator.hpp"
 #include "util/error.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -28,8 +29,8 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
   const double N = static_cast<double>(net.n_neurons), B = cfg.batch_size, R = net.n_channels, D = net.max_delay;
   const double T = static_cast<double>(cfg.n_steps);
   const bool record_v = !tc && !cfg.voltage_reports.empty();
-  const double chunk = tc ? 8 : 64;  // steps per recorder chunk (SimOptions::record_chunk)
-  double nb = 0;                     // bytes that scale with N x B
+  const double chunk = tc ? kTrainingRecordChunk : kRecordChunk;
+  double nb = 0;  // bytes that scale with N x B
   auto add = [&](const std::string& name, double bytes, bool per_nb = false) {
     p.items.push_back({name, bytes * replicas});
     if (per_nb) nb += bytes * replicas;

@@ -71,10 +71,15 @@ inline int concurrency() {
 // Team shape for kernels whose vector lanes run over the B samples: host spaces vectorize the lane loop
 // themselves (one thread, vector length 1); devices get B lanes (a power of two, at most 32) and several
 // threads per team.
+// Whether kernels on this memory space run on the host (then they take their host shape).
+template <class MemSpace>
+inline constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+// Samples per register block in the host shape of the samples-fastest kernels.
+inline constexpr int kHostSampleLanes = 16;
+
 template <class ExecSpace>
 struct SampleTeams {
-  static constexpr bool host =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  static constexpr bool host = host_memory<typename ExecSpace::memory_space>;
   static int vector_length(int B) {
     if (host) return 1;
     int v = 1;

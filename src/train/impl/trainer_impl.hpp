@@ -27,7 +27,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
   o.batch_size = B_;
   o.n_steps = T_;
   o.seed = cfg.seed;
-  o.record_chunk = 8;
+  o.record_chunk = kTrainingRecordChunk;
   sim_ = std::make_unique<Simulator<Real, ExecSpace>>(space_, net, inputs, o);
   sim_->set_current_pulses(prepare_current_clamps(cfg, net));
   D_ = sim_->max_delay();
@@ -211,8 +211,8 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
   using SA = device::SpikeAdjointFunctor<Real, Acc, ExecSpace>;
   Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Teams::policy(space_, N_, B_),
                        SA{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, T_, N_, D, B_});
-  device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{
-      sim_->constants(), adj_, rec_, bp_, static_cast<int>(t - t0), slot_gu, B_, R_};
+  device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{sim_->constants(),        adj_,    rec_, bp_,
+                                                        static_cast<int>(t - t0), slot_gu, B_,   R_};
   Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
                        Kokkos::RangePolicy<ExecSpace>(space_, 0, std::int64_t(B_) * N_), na);
 
