@@ -118,41 +118,86 @@ struct SpikeAdjointFunctor {
   }
 };
 
-// The neuron adjoint of step t; reads V_t and r_t of the segment record. idx runs over (i, b), b fastest.
+// The neuron adjoint of step t; reads V_t and r_t of the segment record. Devices: idx runs over (i, b), b
+// fastest. Hosts (PerNeuron): one work item per neuron, its samples as a vector loop (no index division, the
+// constants read once). Both shapes compute the same values.
 template <class Real, class Acc, class ExecSpace>
 struct NeuronAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
+  struct PerNeuron {};
   NeuronConstants<Real, MemSpace> k;
   Adjoint<Acc, MemSpace> a;
   SegmentRecord<Real, MemSpace> rec;
   BackwardParams p;
   int slot_rec, slot_gu, B, R;
+
+  KOKKOS_INLINE_FUNCTION double voltage_adjoint(const int i, const int b, const double gV_next) const {
+    const double v = static_cast<double>(rec.v(slot_rec, i, b));
+    const bool free = rec.r(slot_rec, i, b) == 0;
+    return vreg_grad(v, p) + (free ? static_cast<double>(a.gz(i, b)) * surrogate(v, p) : 0.0) +
+           p.vdamp_keep * static_cast<double>(k.decay(i)) * gV_next;
+  }
+
+  KOKKOS_INLINE_FUNCTION void channel_adjoint(const int c, const int i, const int b, const double cf,
+                                              const double gV_next) const {
+    const double sd = static_cast<double>(k.syn_decay(c, i));
+    const double gP_next = a.gP(c, i, b), gQ_next = a.gQ(c, i, b);
+    const double gP = sd * gP_next + cf * gV_next;
+    const double gQ = sd * gQ_next + p.dt * sd * gP_next;
+    a.gP(c, i, b) = static_cast<Acc>(gP);
+    a.gQ(c, i, b) = static_cast<Acc>(gQ);
+    a.gu(slot_gu, c, i, b) = static_cast<Acc>(static_cast<double>(k.psc_initial(c, i)) * gQ);
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
     const int i = static_cast<int>(idx / B);
     const int b = static_cast<int>(idx % B);
-    const double v = static_cast<double>(rec.v(slot_rec, i, b));
-    const bool free = rec.r(slot_rec, i, b) == 0;
     const double gV_next = a.gV(i, b);
     const double cf = static_cast<double>(k.current_factor(i));
-    const double gV = vreg_grad(v, p) + (free ? static_cast<double>(a.gz(i, b)) * surrogate(v, p) : 0.0) +
-                      p.vdamp_keep * static_cast<double>(k.decay(i)) * gV_next;
+    const double gV = voltage_adjoint(i, b, gV_next);
     const int nch = k.n_channels(i);
     for (int c = 0; c < R; ++c) {
-      if (c >= nch) {
+      if (c >= nch)
         a.gu(slot_gu, c, i, b) = Acc(0);
-        continue;
-      }
-      const double sd = static_cast<double>(k.syn_decay(c, i));
-      const double gP_next = a.gP(c, i, b), gQ_next = a.gQ(c, i, b);
-      const double gP = sd * gP_next + cf * gV_next;
-      const double gQ = sd * gQ_next + p.dt * sd * gP_next;
-      a.gP(c, i, b) = static_cast<Acc>(gP);
-      a.gQ(c, i, b) = static_cast<Acc>(gQ);
-      a.gu(slot_gu, c, i, b) = static_cast<Acc>(static_cast<double>(k.psc_initial(c, i)) * gQ);
+      else
+        channel_adjoint(c, i, b, cf, gV_next);
     }
     a.gV(i, b) = static_cast<Acc>(gV);
   }
+
+  void operator()(PerNeuron, const std::int64_t idx) const {
+    const int i = static_cast<int>(idx);
+    const double cf = static_cast<double>(k.current_factor(i));
+    const int nch = k.n_channels(i);
+    constexpr int L = compat::kHostSampleLanes;
+    for (int b0 = 0; b0 < B; b0 += L) {
+      const int nb = B - b0 < L ? B - b0 : L;
+      double gv_next[L], gv[L];
+      for (int q = 0; q < nb; ++q) gv_next[q] = static_cast<double>(a.gV(i, b0 + q));
+      for (int q = 0; q < nb; ++q) gv[q] = voltage_adjoint(i, b0 + q, gv_next[q]);
+      for (int c = 0; c < R; ++c) {
+        if (c >= nch) {
+          for (int q = 0; q < nb; ++q) a.gu(slot_gu, c, i, b0 + q) = Acc(0);
+          continue;
+        }
+        for (int q = 0; q < nb; ++q) channel_adjoint(c, i, b0 + q, cf, gv_next[q]);
+      }
+      for (int q = 0; q < nb; ++q) a.gV(i, b0 + q) = static_cast<Acc>(gv[q]);
+    }
+  }
 };
+
+// Launches the neuron adjoint in the shape that suits the space.
+template <class Real, class Acc, class ExecSpace>
+void neuron_adjoint(const ExecSpace& space, const NeuronAdjointFunctor<Real, Acc, ExecSpace>& f, std::int64_t n) {
+  using F = NeuronAdjointFunctor<Real, Acc, ExecSpace>;
+  if constexpr (compat::host_memory<typename ExecSpace::memory_space>)
+    Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
+                         Kokkos::RangePolicy<ExecSpace, typename F::PerNeuron>(space, 0, n), f);
+  else
+    Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
+                         Kokkos::RangePolicy<ExecSpace>(space, 0, n * std::int64_t(f.B)), f);
+}
 
 // dL/dw_e += sum_b gu_t[c_e, post_e, b] act(pre_e, t - d_e, b), event-driven: a thread per (source, delay)
 // group; groups without activity in any sample leave at once, the others read each edge once for all samples.
@@ -189,9 +234,26 @@ struct WeightGradFunctor {
     if (s < 0 || e.offsets(g) == e.offsets(g + 1)) return;
     const int xi = static_cast<int>(s - ext_base);
     if constexpr (kHost) {
-      bool any = false;
-      for (int b = 0; b < B; ++b) any = any || act_ext(xi, j, b) != 0;
-      if (!any) return;
+      // Active samples of the group; with one, or two in the same lane block, the tree sum is exactly the sum of
+      // their products (the other lanes add zeros), so only those lanes are read.
+      int nact = 0, b1 = 0, b2 = 0;
+      for (int b = 0; b < B; ++b) {
+        if (act_ext(xi, j, b) == 0) continue;
+        if (nact == 0) b1 = b;
+        if (nact == 1) b2 = b;
+        ++nact;
+      }
+      if (nact == 0) return;
+      if (nact == 1 || (nact == 2 && b1 / kLanes == b2 / kLanes)) {
+        const double x1 = static_cast<double>(act_ext(xi, j, b1));
+        const double x2 = nact == 2 ? static_cast<double>(act_ext(xi, j, b2)) : 0.0;
+        for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
+          const Acc* gk = &gu(slot_gu, e.channel(k), e.target(k), 0);
+          const double p1 = static_cast<double>(gk[b1]) * x1;
+          grad(k) += nact == 1 ? p1 : p1 + static_cast<double>(gk[b2]) * x2;
+        }
+        return;
+      }
       for (int b0 = 0; b0 < B; b0 += kLanes) {
         const int nb = B - b0 < kLanes ? B - b0 : kLanes;
         double x[kLanes];

@@ -8,14 +8,16 @@
 
 namespace dpointnet::device {
 
-// Forward-pass statistics for the losses: spike counts per (b, i) of one step, and the two voltage
-// regularizer sums over (b, i) of one step (functors with tags, so no lambda sits in a class member).
+// Forward-pass statistics for the losses, one kernel per step: spike counts per (b, i) of the step, and (StatsTag)
+// with them the two voltage-regularizer sums over (b, i) of the step, reduced as a pair (range, threshold; Kokkos'
+// default init and join of an array value: zeros and element-wise sums).
 template <class Real, class ExecSpace>
 struct ForwardStatsFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   struct CountTag {};
-  struct RangeTag {};
-  struct ThresholdTag {};
+  struct StatsTag {};
+  using value_type = double[];
+  static constexpr unsigned value_count = 2;
   Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts;
   SpikeRing<MemSpace> ring;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v;
@@ -24,12 +26,14 @@ struct ForwardStatsFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(CountTag, const std::int64_t idx) const {
     counts(static_cast<int>(idx / n), idx % n) += ring(slot, static_cast<int>(idx / n), idx % n);
   }
-  KOKKOS_INLINE_FUNCTION void operator()(RangeTag, const std::int64_t idx, double& acc) const {
-    acc += vreg_range(static_cast<double>(v(static_cast<int>(idx / n), idx % n)));
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(ThresholdTag, const std::int64_t idx, double& acc) const {
-    const double x = static_cast<double>(v(static_cast<int>(idx / n), idx % n)) - 1.0;
-    acc += x * x;
+  KOKKOS_INLINE_FUNCTION void operator()(StatsTag, const std::int64_t idx, double* acc) const {
+    const int b = static_cast<int>(idx / n);
+    const std::int64_t i = idx % n;
+    counts(b, i) += ring(slot, b, i);
+    const double vi = static_cast<double>(v(b, i));
+    acc[0] += vreg_range(vi);
+    const double x = vi - 1.0;
+    acc[1] += x * x;
   }
 };
 

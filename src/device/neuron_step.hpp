@@ -5,12 +5,19 @@
 
 #include "device/fixed_point.hpp"
 #include "device/model_constants.hpp"
+#include "util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 
+// Two shapes of the same per-(sample, neuron) arithmetic: devices run one work item per (b, i), neurons
+// fastest (coalesced); hosts run one work item per (b, block of kBlock neurons), each stage a loop over the
+// block's neurons that the compiler vectorizes. Channels c >= n_channels(i) have zero constants and stay zero,
+// so both shapes loop over all R channels and compute the same values in the same order.
 template <class Real, class ExecSpace>
 struct NeuronStepFunctor {
   using MemSpace = typename ExecSpace::memory_space;
+  struct PerBlock {};
+  static constexpr int kBlock = 256;
   NeuronConstants<Real, MemSpace> k;
   NeuronState<Real, MemSpace> s;
   Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point synaptic drive [B][R][N]
@@ -26,8 +33,8 @@ struct NeuronStepFunctor {
     const int i = static_cast<int>(idx % n);
     const Real zp = have_prev ? static_cast<Real>(ring(slot_prev, b, i)) : Real(0);
     Real psum = 0;
-    const int nch = k.n_channels(i);
-    for (int c = 0; c < nch; ++c) {
+    const int R = static_cast<int>(s.psc.extent(1));
+    for (int c = 0; c < R; ++c) {
       const Real rise = s.psc_rise(b, c, i);
       const Real p = s.psc(b, c, i);
       const Real sd = k.syn_decay(c, i);
@@ -51,6 +58,77 @@ struct NeuronStepFunctor {
     ring(slot_now, b, i) = z;
     if (v_out.extent(0) > 0) v_out(b, i) = vn;
   }
+
+  // Host shape: sample b, neurons [i0, i0 + kBlock) of it, stage by stage over the block.
+  void operator()(PerBlock, const std::int64_t idx) const {
+    const std::int64_t nblk = (n + kBlock - 1) / kBlock;
+    const int b = static_cast<int>(idx / nblk);
+    const int i0 = static_cast<int>(idx % nblk) * kBlock;
+    const int m = n - i0 < kBlock ? n - i0 : kBlock;
+    const int R = static_cast<int>(s.psc.extent(1));
+    Real cur[kBlock], zp[kBlock];
+    const std::uint8_t* KOKKOS_RESTRICT zin = have_prev ? &ring(slot_prev, b, i0) : nullptr;
+    for (int q = 0; q < m; ++q) zp[q] = have_prev ? static_cast<Real>(zin[q]) : Real(0);
+    for (int q = 0; q < m; ++q) cur[q] = 0;
+    for (int c = 0; c < R; ++c) {
+      Real* KOKKOS_RESTRICT rise = &s.psc_rise(b, c, i0);
+      Real* KOKKOS_RESTRICT p = &s.psc(b, c, i0);
+      const Real* KOKKOS_RESTRICT sd = &k.syn_decay(c, i0);
+      const Real* KOKKOS_RESTRICT pi = &k.psc_initial(c, i0);
+      const std::int64_t* KOKKOS_RESTRICT uu = &u(b, c, i0);
+      const Real step = dt;
+      for (int q = 0; q < m; ++q) {
+        const Real r0 = rise[q], p0 = p[q];
+        cur[q] += p0;
+        rise[q] = sd[q] * r0 + pi[q] * static_cast<Real>(from_fixed(uu[q]));
+        p[q] = sd[q] * p0 + step * sd[q] * r0;
+      }
+    }
+    Real asum[kBlock];
+    for (int q = 0; q < m; ++q) asum[q] = 0;
+    for (int j = 0; j < kNumAsc; ++j) {
+      Real* KOKKOS_RESTRICT a = &s.asc(b, j, i0);
+      const Real* KOKKOS_RESTRICT ad = &k.asc_decay(j, i0);
+      const Real* KOKKOS_RESTRICT aa = &k.asc_amps(j, i0);
+      for (int q = 0; q < m; ++q) {
+        const Real a0 = a[q];
+        asum[q] += a0;
+        a[q] = ad[q] * a0 + zp[q] * aa[q];
+      }
+    }
+    Real* KOKKOS_RESTRICT v = &s.v(b, i0);
+    std::int16_t* KOKKOS_RESTRICT r = &s.r(b, i0);
+    std::uint8_t* KOKKOS_RESTRICT zout = &ring(slot_now, b, i0);
+    const Real* KOKKOS_RESTRICT ie = &i_ext(i0);
+    const Real* KOKKOS_RESTRICT dec = &k.decay(i0);
+    const Real* KOKKOS_RESTRICT cf = &k.current_factor(i0);
+    const Real* KOKKOS_RESTRICT vr = &k.v_reset(i0);
+    const int* KOKKOS_RESTRICT tr = &k.t_ref_steps(i0);
+    for (int q = 0; q < m; ++q) {
+      const Real c = (cur[q] + asum[q]) + ie[q];
+      const Real vn = dec[q] * v[q] + cf[q] * c - zp[q] * (Real(1) - vr[q]);
+      int rn = static_cast<int>(r[q]) + static_cast<int>(zp[q]) * tr[q] - 1;
+      rn = rn > 0 ? rn : 0;
+      v[q] = vn;
+      r[q] = static_cast<std::int16_t>(rn);
+      zout[q] = (vn > Real(1) && rn == 0) ? 1 : 0;
+    }
+    if (v_out.extent(0) > 0)
+      for (int q = 0; q < m; ++q) v_out(b, i0 + q) = v[q];
+  }
 };
+
+// Launches the neuron step in the shape that suits the space.
+template <class Real, class ExecSpace>
+void neuron_step(const ExecSpace& space, const NeuronStepFunctor<Real, ExecSpace>& f, int B) {
+  using F = NeuronStepFunctor<Real, ExecSpace>;
+  if constexpr (compat::host_memory<typename ExecSpace::memory_space>) {
+    const std::int64_t nblk = (f.n + F::kBlock - 1) / F::kBlock;
+    Kokkos::parallel_for("dpointnet::neuron_step",
+                         Kokkos::RangePolicy<ExecSpace, typename F::PerBlock>(space, 0, std::int64_t(B) * nblk), f);
+  } else {
+    Kokkos::parallel_for("dpointnet::neuron_step", Kokkos::RangePolicy<ExecSpace>(space, 0, std::int64_t(B) * f.n), f);
+  }
+}
 
 }  // namespace dpointnet::device

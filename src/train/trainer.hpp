@@ -101,10 +101,11 @@ class Trainer {
   device::Adjoint<Acc, MemSpace> adj_;
   device::BackwardParams bp_;
   Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (b, i)
-  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> vreg_steps_;    // [2][T] voltage-regularizer sums per step
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> vreg_steps_;    // [T][2] voltage-regularizer sums per step
   double vreg_range_sum_ = 0, vreg_threshold_sum_ = 0;                  // raw sums over (b, t, i)
   double last_grad_norm_ = 0;
   double t_recompute_ = 0, t_backward_ = 0, t_update_ = 0;
+  bool last_segment_recorded_ = false;  // the forward pass left the last segment's records in rec_
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> terminal_v_;
   Kokkos::View<float*, MemSpace> packed_;
   typename Kokkos::View<float*, MemSpace>::HostMirror packed_host_;

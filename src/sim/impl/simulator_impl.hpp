@@ -221,7 +221,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
   device::NeuronStepFunctor<Real, ExecSpace> nf{
       k_, state_, u_, z_ring_, v_step_, i_ext_, static_cast<Real>(dt_), int(N_), slot_prev, slot_now, t > 0};
-  Kokkos::parallel_for("dpointnet::neuron_step", Policy(space_, 0, std::int64_t(B_) * N_), nf);
+  device::neuron_step(space_, nf, B_);
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
     const std::size_t slot_size = in->ring.extent(1) * in->ring.extent(2);

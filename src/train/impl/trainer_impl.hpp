@@ -7,6 +7,7 @@
 #include "device/fill.hpp"
 #include "device/loss_stats.hpp"
 #include "sim/impl/simulator_impl.hpp"
+#include "train/impl/trainer_records_impl.hpp"
 #include "train/sample_schedule.hpp"
 #include "train/trainer.hpp"
 #include "util/kokkos_compat.hpp"
@@ -62,7 +63,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
   adj_.gz = decltype(adj_.gz)("adjoint.gz", N, B_);
   adj_.rate_grad = decltype(adj_.rate_grad)("adjoint.rate_grad", N, B_);
   counts_ = decltype(counts_)("train.spike_counts", B_, N);
-  vreg_steps_ = decltype(vreg_steps_)("train.vreg_per_step", 2, T_);
+  vreg_steps_ = decltype(vreg_steps_)("train.vreg_per_step", T_, 2);
   terminal_v_ = decltype(terminal_v_)("train.terminal_v", B_, N);
   rec_.v = decltype(rec_.v)("segment.v", C_, N, B_);
   rec_.r = decltype(rec_.r)("segment.r", C_, N, B_);
@@ -91,35 +92,42 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots() {
   using Stats = device::ForwardStatsFunctor<Real, ExecSpace>;
   Stats stats{counts_, sim_->z_ring(), sim_->state().v, N_, 0};
   const std::int64_t work = std::int64_t(B_) * N_;
+  // The last segment is recorded as it runs (its records are what the reverse sweep needs first), so the
+  // backward pass does not recompute it.
+  std::int64_t t0_recorded = -1;
   // per step: spike counts, and the voltage-regularizer sums reduced into device memory (no host round trip)
   sim_->set_step_hook([&](std::int64_t t, int slot) {
     stats.slot = slot;
-    Kokkos::parallel_for("dpointnet::train_count_spikes",
-                         Kokkos::RangePolicy<ExecSpace, typename Stats::CountTag>(space_, 0, work), stats);
-    if (need_v) {
-      Kokkos::parallel_reduce("dpointnet::train_vreg_range",
-                              Kokkos::RangePolicy<ExecSpace, typename Stats::RangeTag>(space_, 0, work), stats,
-                              Kokkos::subview(vreg_steps_, 0, t));
-      Kokkos::parallel_reduce("dpointnet::train_vreg_threshold",
-                              Kokkos::RangePolicy<ExecSpace, typename Stats::ThresholdTag>(space_, 0, work), stats,
-                              Kokkos::subview(vreg_steps_, 1, t));
-    }
+    if (need_v)
+      Kokkos::parallel_reduce("dpointnet::train_step_stats",
+                              Kokkos::RangePolicy<ExecSpace, typename Stats::StatsTag>(space_, 0, work), stats,
+                              Kokkos::subview(vreg_steps_, t, Kokkos::ALL()));
+    else
+      Kokkos::parallel_for("dpointnet::train_count_spikes",
+                           Kokkos::RangePolicy<ExecSpace, typename Stats::CountTag>(space_, 0, work), stats);
+    if (t0_recorded >= 0) record_step(t, t0_recorded, slot);
   });
   sim_->reset();
-  for (auto& snap : segment_snapshots_) {
+  for (std::size_t q = 0; q < segment_snapshots_.size(); ++q) {
+    auto& snap = segment_snapshots_[q];
     sim_->save(snap);
+    if (q + 1 == segment_snapshots_.size()) {
+      t0_recorded = snap.t;
+      record_history(snap, snap.t);
+    }
     Kokkos::Profiling::pushRegion("dpointnet::forward_steps");
     sim_->run(std::min<std::int64_t>(C_, T_ - sim_->current_step()), nullptr);
     Kokkos::Profiling::popRegion();
   }
   sim_->set_step_hook(nullptr);
+  last_segment_recorded_ = true;
   // the sums in step order, as one copy per update
   vreg_range_sum_ = vreg_threshold_sum_ = 0;
   if (need_v) {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), vreg_steps_);
     for (std::int64_t t = 0; t < T_; ++t) {
-      vreg_range_sum_ += h(0, t);
-      vreg_threshold_sum_ += h(1, t);
+      vreg_range_sum_ += h(t, 0);
+      vreg_threshold_sum_ += h(t, 1);
     }
   }
   // terminal state of every sample (after step T-1), kept for checks before the backward pass recomputes
@@ -140,13 +148,16 @@ void Trainer<Real, ExecSpace>::backward() {
     const auto& snap = segment_snapshots_[static_cast<std::size_t>(seg)];
     const std::int64_t t0 = snap.t, t1 = std::min<std::int64_t>(T_, t0 + C_);
     auto tr0 = clock::now();
-    sim_->restore(snap);
-    record_history(snap, t0);
-    sim_->set_step_hook([this, t0](std::int64_t t, int slot) { record_step(t, t0, slot); });
-    Kokkos::Profiling::pushRegion("dpointnet::recompute_steps");
-    sim_->run(t1 - t0, nullptr);
-    Kokkos::Profiling::popRegion();
-    sim_->set_step_hook(nullptr);
+    const bool recorded = last_segment_recorded_ && seg + 1 == static_cast<std::int64_t>(segment_snapshots_.size());
+    if (!recorded) {
+      sim_->restore(snap);
+      record_history(snap, t0);
+      sim_->set_step_hook([this, t0](std::int64_t t, int slot) { record_step(t, t0, slot); });
+      Kokkos::Profiling::pushRegion("dpointnet::recompute_steps");
+      sim_->run(t1 - t0, nullptr);
+      Kokkos::Profiling::popRegion();
+      sim_->set_step_hook(nullptr);
+    }
     Kokkos::fence();
     auto tr1 = clock::now();
     t_recompute_ += std::chrono::duration<double>(tr1 - tr0).count();
@@ -156,50 +167,7 @@ void Trainer<Real, ExecSpace>::backward() {
     Kokkos::fence();
     t_backward_ += std::chrono::duration<double>(clock::now() - tr1).count();
   }
-}
-
-namespace impl {
-// dst(dst_slot) = src(src_slot) transposed to samples fastest, or zero.
-template <class ExecSpace, class Src, class Dst>
-void to_samples_fastest(const ExecSpace& space, const Src& src, int src_slot, const Dst& dst, int dst_slot, bool zero) {
-  using T = typename Dst::non_const_value_type;
-  const int B = static_cast<int>(dst.extent(2));
-  const std::int64_t n = static_cast<std::int64_t>(dst.extent(1));
-  Kokkos::parallel_for("dpointnet::record_samples_fastest", Kokkos::RangePolicy<ExecSpace>(space, 0, n * B),
-                       device::ToSamplesFastest<T, ExecSpace>{src, dst, src_slot, dst_slot, B, zero});
-}
-// A [B][n] view as a one-slot [1][B][n] view of the same memory.
-template <class V>
-auto as_one_slot(const V& v) {
-  using T = typename V::value_type;
-  return Kokkos::View<const T***, Kokkos::LayoutRight, typename V::memory_space, Kokkos::MemoryUnmanaged>(
-      v.data(), 1, v.extent(0), v.extent(1));
-}
-}  // namespace impl
-
-// The activity of the D steps before the segment, from the snapshot's rings.
-template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::record_history(const typename Simulator<Real, ExecSpace>::SegmentSnapshot& snap,
-                                              std::int64_t t0) {
-  const int D = D_;
-  for (int m = 0; m < D; ++m) {
-    const std::int64_t s = t0 - D + m;
-    const int slot = s < 0 ? 0 : static_cast<int>(s % D);
-    impl::to_samples_fastest(space_, snap.z_ring, slot, rec_.z, m, s < 0);
-    for (std::size_t k = 0; k < x_ext_.size(); ++k)
-      impl::to_samples_fastest(space_, snap.input_rings[k], slot, x_ext_[k], m, s < 0);
-  }
-}
-
-// Step t of the recompute: v, r, spikes and inputs into the segment record.
-template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::record_step(std::int64_t t, std::int64_t t0, int slot) {
-  const int k = static_cast<int>(t - t0);
-  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->state().v), 0, rec_.v, k, false);
-  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->state().r), 0, rec_.r, k, false);
-  impl::to_samples_fastest(space_, sim_->z_ring(), slot, rec_.z, D_ + k, false);
-  for (std::size_t q = 0; q < x_ext_.size(); ++q)
-    impl::to_samples_fastest(space_, sim_->input_ring(static_cast<int>(q)), slot, x_ext_[q], D_ + k, false);
+  last_segment_recorded_ = false;
 }
 
 // One step of the reverse sweep: spike adjoint (recurrent reads), neuron adjoint, weight gradients.
@@ -213,8 +181,7 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
                        SA{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, T_, N_, D, B_});
   device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{sim_->constants(),        adj_,    rec_, bp_,
                                                         static_cast<int>(t - t0), slot_gu, B_,   R_};
-  Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
-                       Kokkos::RangePolicy<ExecSpace>(space_, 0, std::int64_t(B_) * N_), na);
+  device::neuron_adjoint(space_, na, N_);
 
   for (std::size_t q = 0; q < surfaces_.size(); ++q) {
     auto& s = surfaces_[q];
