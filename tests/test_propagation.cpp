@@ -1,7 +1,10 @@
 // Synaptic propagation: the event-driven scatter over edges grouped by (source, delay) must give the drive of a
-// plain loop over the edge list written from docs/model.md (step 1), and the grouping must list every edge once.
+// plain loop over the edge list written from docs/model.md (step 1), in both kernel shapes (the host's per-sample
+// loop and the devices' compacted active groups spread over teams, forced here on a host backend), for spikes and
+// for input counts; and the grouping must list every edge once.
 #include <gtest/gtest.h>
 
+#include "device/adjoint.hpp"
 #include "device/edge_layout.hpp"
 #include "device/model_constants.hpp"
 #include "device/propagate.hpp"
@@ -26,7 +29,7 @@ TEST(Propagation, ScatterMatchesEdgeList) {
   const Projection& p = net.projections[0];
   const std::vector<double> w = net.initial_weights(0);
   std::vector<std::int64_t> order;
-  auto g = device::group_edges<double, Mem>(p, w, D, "test", order);
+  auto g = device::group_edges<double, Mem>(p, w, D, "test", order, /*with_active_list=*/true);
   // the grouping is a permutation of the edges, grouped by (source, delay)
   ASSERT_EQ(order.size(), p.size());
   std::vector<int> seen(p.size(), 0);
@@ -38,37 +41,101 @@ TEST(Propagation, ScatterMatchesEdgeList) {
       const auto e = static_cast<std::size_t>(order[static_cast<std::size_t>(k)]);
       ASSERT_EQ(p.source[e] * D + p.delay_steps[e] - 1, grp);
     }
-  device::SpikeRing<Mem> ring("ring", D, B, N);
-  auto hr = Kokkos::create_mirror_view(ring);
-  for (int s = 0; s < D; ++s)
-    for (int b = 0; b < B; ++b)
-      for (int j = 0; j < N; ++j) hr(s, b, j) = (gen() % 5 == 0) ? 1 : 0;
-  Kokkos::deep_copy(ring, hr);
-  const std::int64_t t = 12;
-  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, Mem> u("u", B, R, N);
-  Kokkos::parallel_for("scatter", Kokkos::RangePolicy<Exec>(Exec(), 0, std::int64_t(B) * N * D),
-                       device::PropagateFunctor<double, Exec, std::uint8_t>{g, ring, u, t, D});
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
-  // reference: u[b, i, c] = sum_s w_s z[b, pre_s, t - d_s], the ring slot of step k being k mod D; and the same
-  // sum in fixed point, in edge-list order (integer sums do not depend on the order)
-  std::vector<double> ref(static_cast<std::size_t>(B * R * N), 0.0);
-  std::vector<std::int64_t> ref_fixed(ref.size(), 0);
-  for (std::size_t e = 0; e < p.size(); ++e)
-    for (int b = 0; b < B; ++b) {
-      const auto z = hr(static_cast<int>((t - p.delay_steps[e]) % D), b, p.source[e]);
-      const auto q = static_cast<std::size_t>((b * R + p.channel[e]) * N + p.target[e]);
-      ref[q] += w[e] * z;
-      if (z) ref_fixed[q] += device::to_fixed(w[e]);
-    }
-  double worst = 0, scale = 0;
-  for (int b = 0; b < B; ++b)
-    for (int c = 0; c < R; ++c)
-      for (int i = 0; i < N; ++i) {
-        const auto q = static_cast<std::size_t>((b * R + c) * N + i);
-        ASSERT_EQ(h(b, c, i), ref_fixed[q]) << "fixed-point sums do not depend on the order of the terms";
-        worst = std::max(worst, std::fabs(device::from_fixed(h(b, c, i)) - ref[q]));
-        scale = std::max(scale, std::fabs(ref[q]));
+  for (const int max_count : {1, 3})  // spikes (uint8) and input counts (uint16)
+    for (const auto shape : {device::KernelShape::Host, device::KernelShape::Device}) {
+      SCOPED_TRACE(std::string(max_count == 1 ? "spikes" : "counts") +
+                   (shape == device::KernelShape::Host ? ", host shape" : ", device shape"));
+      Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, Mem> ring("ring", D, B, N);
+      auto hr = Kokkos::create_mirror_view(ring);
+      for (int s = 0; s < D; ++s)
+        for (int b = 0; b < B; ++b)
+          for (int j = 0; j < N; ++j)
+            hr(s, b, j) = (gen() % 5 == 0) ? static_cast<std::uint16_t>(1 + gen() % max_count) : 0;
+      Kokkos::deep_copy(ring, hr);
+      const std::int64_t t = 12;
+      Kokkos::View<std::int64_t***, Kokkos::LayoutRight, Mem> u("u", B, R, N);
+      if (max_count == 1) {
+        device::SpikeRing<Mem> spikes("spikes", D, B, N);
+        auto hs = Kokkos::create_mirror_view(spikes);
+        for (std::size_t q = 0; q < hs.span(); ++q) hs.data()[q] = static_cast<std::uint8_t>(hr.data()[q]);
+        Kokkos::deep_copy(spikes, hs);
+        device::propagate(Exec(), "scatter", device::PropagateFunctor<double, Exec, std::uint8_t>{g, spikes, u, t, D},
+                          B, shape);
+      } else {
+        device::propagate(Exec(), "scatter", device::PropagateFunctor<double, Exec, std::uint16_t>{g, ring, u, t, D}, B,
+                          shape);
       }
-  EXPECT_GT(scale, 1.0);
-  EXPECT_LT(worst, 1e-9) << "a few hundred terms, each rounded to 2^-36";
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
+      // reference: u[b, i, c] = sum_s w_s a[b, pre_s, t - d_s], the ring slot of step k being k mod D; and the same
+      // sum in fixed point, in edge-list order (integer sums do not depend on the order)
+      std::vector<double> ref(static_cast<std::size_t>(B * R * N), 0.0);
+      std::vector<std::int64_t> ref_fixed(ref.size(), 0);
+      for (std::size_t e = 0; e < p.size(); ++e)
+        for (int b = 0; b < B; ++b) {
+          const auto a = hr(static_cast<int>((t - p.delay_steps[e]) % D), b, p.source[e]);
+          const auto q = static_cast<std::size_t>((b * R + p.channel[e]) * N + p.target[e]);
+          ref[q] += w[e] * a;
+          if (a) ref_fixed[q] += device::to_fixed(w[e] * a);
+        }
+      double worst = 0, scale = 0;
+      for (int b = 0; b < B; ++b)
+        for (int c = 0; c < R; ++c)
+          for (int i = 0; i < N; ++i) {
+            const auto q = static_cast<std::size_t>((b * R + c) * N + i);
+            ASSERT_EQ(h(b, c, i), ref_fixed[q]) << "fixed-point sums do not depend on the order of the terms";
+            worst = std::max(worst, std::fabs(device::from_fixed(h(b, c, i)) - ref[q]));
+            scale = std::max(scale, std::fabs(ref[q]));
+          }
+      EXPECT_GT(scale, 1.0);
+      EXPECT_LT(worst, 1e-9) << "a few hundred terms, each rounded to 2^-36";
+    }
+}
+
+// The weight gradient dL/dw_e += sum_b gu[c_e, post_e, b] a(pre_e, t - d_e, b) of one reverse step, in both kernel
+// shapes, against a plain loop over the edge list (float64; the shapes add the sample products in different
+// orders, so they agree to rounding, and exactly where a group has one active sample).
+TEST(Propagation, WeightGradientShapesMatchEdgeList) {
+  using Exec = TEST_EXECSPACE;
+  using Mem = Exec::memory_space;
+  const int N = 50, B = 19, D = 4, R = 3, C = 6;
+  std::vector<NeuronParams> ps(N, glif(100, 5, -70, -50, -70, 2.0));
+  NetBuilder nb(1.0, ps);
+  std::mt19937 gen(23);
+  for (int e = 0; e < 1500; ++e)
+    nb.edge(0, gen() % N, gen() % N, static_cast<int>(gen() % R), 1 + static_cast<int>(gen() % D), 1.0);
+  Network net = nb.finish();
+  ASSERT_EQ(net.max_delay, D);
+  const Projection& p = net.projections[0];
+  std::vector<std::int64_t> order;
+  auto g = device::group_edges<double, Mem>(p, net.initial_weights(0), D, "test", order, true);
+  // records of steps t0 - D .. t0 + C - 1; sparse activity, so that groups with 0, 1, 2 and more active samples occur
+  const std::int64_t t0 = 10, t = t0 + 3, ext_base = t0 - D;
+  Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Mem> act("act", D + C, N, B);
+  Kokkos::View<double****, Kokkos::LayoutRight, Mem> gu("gu", D, R, N, B);
+  auto ha = Kokkos::create_mirror_view(act);
+  auto hg = Kokkos::create_mirror_view(gu);
+  for (std::size_t q = 0; q < ha.span(); ++q) ha.data()[q] = gen() % 29 == 0 ? 1 : 0;
+  for (std::size_t q = 0; q < hg.span(); ++q) hg.data()[q] = (static_cast<double>(gen() % 20001) - 10000.0) / 7919.0;
+  Kokkos::deep_copy(act, ha);
+  Kokkos::deep_copy(gu, hg);
+  const int slot_gu = static_cast<int>(t % D);
+  std::vector<double> ref(p.size(), 0.0);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const auto e = static_cast<std::size_t>(order[k]);
+    const std::int64_t s = t - p.delay_steps[e];
+    for (int b = 0; b < B; ++b)
+      ref[k] += hg(slot_gu, p.channel[e], p.target[e], b) * ha(static_cast<int>(s - ext_base), p.source[e], b);
+  }
+  double scale = 0;
+  for (double r : ref) scale = std::max(scale, std::fabs(r));
+  ASSERT_GT(scale, 0.5) << "the test needs active groups";
+  for (const auto shape : {device::KernelShape::Host, device::KernelShape::Device}) {
+    SCOPED_TRACE(shape == device::KernelShape::Host ? "host shape" : "device shape");
+    Kokkos::View<double*, Mem> grad("grad", p.size());
+    device::WeightGradFunctor<double, double, Exec, std::uint8_t> wg{g,        act,   gu, grad, t,
+                                                                     ext_base, N * D, D,  B,    slot_gu};
+    device::weight_grad(Exec(), "weight_grad", wg, shape);
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grad);
+    for (std::size_t k = 0; k < ref.size(); ++k) ASSERT_NEAR(h(k), ref[k], 1e-13 * scale) << "grouped edge " << k;
+  }
 }

@@ -199,16 +199,30 @@ void neuron_adjoint(const ExecSpace& space, const NeuronAdjointFunctor<Real, Acc
                          Kokkos::RangePolicy<ExecSpace>(space, 0, n * std::int64_t(f.B)), f);
 }
 
-// dL/dw_e += sum_b gu_t[c_e, post_e, b] act(pre_e, t - d_e, b), event-driven: a thread per (source, delay)
-// group; groups without activity in any sample leave at once, the others read each edge once for all samples.
-// Each group is owned by one thread, so no atomics. act_ext holds steps t0 - D .. t0 + C - 1 at index
-// step - (t0 - D). Devices reduce over the samples' vector lanes; hosts multiply 16 samples at a time (vector
-// loop) and add the products in a fixed tree order.
+// Activity of step s from a segment record [D + C][n_src][B] holding steps ext_base ...
+template <class Activity, class MemSpace>
+struct RecordActivity {
+  using memory_space = MemSpace;
+  Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;
+  std::int64_t ext_base;
+  KOKKOS_INLINE_FUNCTION bool in_range(const std::int64_t s) const { return s >= ext_base; }
+  KOKKOS_INLINE_FUNCTION Activity operator()(const int b, const std::int64_t j, const std::int64_t s) const {
+    return act_ext(static_cast<int>(s - ext_base), j, b);
+  }
+};
+
+// dL/dw_e += sum_b gu_t[c_e, post_e, b] act(pre_e, t - d_e, b), event-driven; every edge has one writer, so no
+// atomics. act_ext holds steps t0 - D .. t0 + C - 1 at index step - (t0 - D).
+// * hosts (untagged): a thread per (source, delay) group; groups without activity in any sample leave at once,
+//   the others read each edge once for all samples, 16 samples at a time (vector loop), the products added in
+//   a fixed tree order (only the active lanes are read when one or two samples are active: the same sums);
+// * devices (ActiveTeams, after compact_active_groups): each team takes active groups in turn, spreads the
+//   group's edges over its threads and reduces over the samples' vector lanes.
 template <class Real, class Acc, class ExecSpace, class Activity>
 struct WeightGradFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  static constexpr bool kHost = compat::host_memory<MemSpace>;
+  struct ActiveTeams {};
   static constexpr int kLanes = compat::kHostSampleLanes;
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][n_src][B]
@@ -224,7 +238,7 @@ struct WeightGradFunctor {
     return (s4[0] + s4[2]) + (s4[1] + s4[3]);
   }
 
-  // Team r, thread k handles group r * team_size + k.
+  // Host shape: team r, thread k handles group r * team_size + k.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const std::int64_t g = static_cast<std::int64_t>(m.league_rank()) * m.team_size() + m.team_rank();
     if (g >= n_groups) return;
@@ -233,49 +247,52 @@ struct WeightGradFunctor {
     const std::int64_t s = t - d;
     if (s < 0 || e.offsets(g) == e.offsets(g + 1)) return;
     const int xi = static_cast<int>(s - ext_base);
-    if constexpr (kHost) {
-      // Active samples of the group; with one, or two in the same lane block, the tree sum is exactly the sum of
-      // their products (the other lanes add zeros), so only those lanes are read.
-      int nact = 0, b1 = 0, b2 = 0;
-      for (int b = 0; b < B; ++b) {
-        if (act_ext(xi, j, b) == 0) continue;
-        if (nact == 0) b1 = b;
-        if (nact == 1) b2 = b;
-        ++nact;
+    // Active samples of the group; with one, or two in the same lane block, the tree sum is exactly the sum of
+    // their products (the other lanes add zeros), so only those lanes are read.
+    int nact = 0, b1 = 0, b2 = 0;
+    for (int b = 0; b < B; ++b) {
+      if (act_ext(xi, j, b) == 0) continue;
+      if (nact == 0) b1 = b;
+      if (nact == 1) b2 = b;
+      ++nact;
+    }
+    if (nact == 0) return;
+    if (nact == 1 || (nact == 2 && b1 / kLanes == b2 / kLanes)) {
+      const double x1 = static_cast<double>(act_ext(xi, j, b1));
+      const double x2 = nact == 2 ? static_cast<double>(act_ext(xi, j, b2)) : 0.0;
+      for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
+        const Acc* gk = &gu(slot_gu, e.channel(k), e.target(k), 0);
+        const double p1 = static_cast<double>(gk[b1]) * x1;
+        grad(k) += nact == 1 ? p1 : p1 + static_cast<double>(gk[b2]) * x2;
       }
-      if (nact == 0) return;
-      if (nact == 1 || (nact == 2 && b1 / kLanes == b2 / kLanes)) {
-        const double x1 = static_cast<double>(act_ext(xi, j, b1));
-        const double x2 = nact == 2 ? static_cast<double>(act_ext(xi, j, b2)) : 0.0;
-        for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
-          const Acc* gk = &gu(slot_gu, e.channel(k), e.target(k), 0);
-          const double p1 = static_cast<double>(gk[b1]) * x1;
-          grad(k) += nact == 1 ? p1 : p1 + static_cast<double>(gk[b2]) * x2;
+      return;
+    }
+    for (int b0 = 0; b0 < B; b0 += kLanes) {
+      const int nb = B - b0 < kLanes ? B - b0 : kLanes;
+      double x[kLanes];
+      for (int q = 0; q < kLanes; ++q) x[q] = q < nb ? static_cast<double>(act_ext(xi, j, b0 + q)) : 0.0;
+      for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
+        const Acc* gk = &gu(slot_gu, e.channel(k), e.target(k), b0);
+        double p[kLanes];
+        if (nb == kLanes) {
+          for (int q = 0; q < kLanes; ++q) p[q] = static_cast<double>(gk[q]) * x[q];
+        } else {
+          for (int q = 0; q < kLanes; ++q) p[q] = q < nb ? static_cast<double>(gk[q]) * x[q] : 0.0;
         }
-        return;
+        grad(k) += tree_sum(p);
       }
-      for (int b0 = 0; b0 < B; b0 += kLanes) {
-        const int nb = B - b0 < kLanes ? B - b0 : kLanes;
-        double x[kLanes];
-        for (int q = 0; q < kLanes; ++q) x[q] = q < nb ? static_cast<double>(act_ext(xi, j, b0 + q)) : 0.0;
-        for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
-          const Acc* gk = &gu(slot_gu, e.channel(k), e.target(k), b0);
-          double p[kLanes];
-          if (nb == kLanes) {
-            for (int q = 0; q < kLanes; ++q) p[q] = static_cast<double>(gk[q]) * x[q];
-          } else {
-            for (int q = 0; q < kLanes; ++q) p[q] = q < nb ? static_cast<double>(gk[q]) * x[q] : 0.0;
-          }
-          grad(k) += tree_sum(p);
-        }
-      }
-    } else {
-      int any = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(m, B), [&](const int b, int& acc) { acc += act_ext(xi, j, b) != 0; }, any);
-      if (!any) return;
-      for (std::int64_t q = e.offsets(g); q < e.offsets(g + 1); ++q) {
-        const int c = e.channel(q), post = e.target(q);
+    }
+  }
+
+  // Device shape: team r takes active groups r, r + league, ...
+  KOKKOS_INLINE_FUNCTION void operator()(ActiveTeams, const Member& m) const {
+    const std::int32_t n_active = e.active(n_groups);
+    for (std::int32_t q = m.league_rank(); q < n_active; q += m.league_size()) {
+      const std::int64_t g = e.active(q);
+      const std::int64_t j = g / D;
+      const int xi = static_cast<int>(t - (g % D + 1) - ext_base);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, e.offsets(g), e.offsets(g + 1)), [&](const std::int64_t k) {
+        const int c = e.channel(k), post = e.target(k);
         double sum = 0;
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(m, B),
@@ -283,10 +300,30 @@ struct WeightGradFunctor {
               acc += static_cast<double>(gu(slot_gu, c, post, b)) * static_cast<double>(act_ext(xi, j, b));
             },
             sum);
-        Kokkos::single(Kokkos::PerThread(m), [&]() { grad(q) += sum; });
-      }
+        Kokkos::single(Kokkos::PerThread(m), [&]() { grad(k) += sum; });
+      });
     }
   }
 };
+
+// Launches the weight gradient of one surface in the shape that suits the space (or the one asked for).
+template <class Real, class Acc, class ExecSpace, class Activity>
+void weight_grad(const ExecSpace& space, const char* label, const WeightGradFunctor<Real, Acc, ExecSpace, Activity>& f,
+                 KernelShape shape = KernelShape::Auto) {
+  using F = WeightGradFunctor<Real, Acc, ExecSpace, Activity>;
+  using MemSpace = typename ExecSpace::memory_space;
+  using Teams = compat::SampleTeams<ExecSpace>;
+  if (device_shape<MemSpace>(shape)) {
+    compact_active_groups(space, f.e, RecordActivity<Activity, MemSpace>{f.act_ext, f.ext_base}, f.t, f.D, f.B);
+    const int league =
+        static_cast<int>(f.n_groups < kActiveGroupLeague ? (f.n_groups > 0 ? f.n_groups : 1) : kActiveGroupLeague);
+    Kokkos::parallel_for(
+        label,
+        Kokkos::TeamPolicy<ExecSpace, typename F::ActiveTeams>(space, league, Kokkos::AUTO, Teams::vector_length(f.B)),
+        f);
+  } else {
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>(f.n_groups), 1, 1), f);
+  }
+}
 
 }  // namespace dpointnet::device

@@ -4,10 +4,12 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "network/network.hpp"
+#include "util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 
@@ -17,14 +19,63 @@ struct GroupedEdges {
   Kokkos::View<std::int32_t*, MemSpace> target;   // global neuron index
   Kokkos::View<std::uint8_t*, MemSpace> channel;
   Kokkos::View<Real*, MemSpace> weight;  // normalized weight: the only copy of the live weights
+  // Device shapes only (empty on hosts): the (source, delay) groups active in the current step, compacted by
+  // a scan, [n_groups + 1] with the count in the last entry (read on the device: no host round trip).
+  Kokkos::View<std::int32_t*, MemSpace> active;
   std::int64_t n_sources = 0;
 };
+
+// How an event-driven kernel is laid out: Auto picks the host shape on host memory spaces and the device shape
+// elsewhere; tests force either on a host backend to compare them.
+enum class KernelShape { Auto, Host, Device };
+
+template <class MemSpace>
+inline bool device_shape(KernelShape s) {
+  return s == KernelShape::Device || (s == KernelShape::Auto && !compat::host_memory<MemSpace>);
+}
+
+// Device shape, stage 1: the groups (j, d) of step t (activity of step t - d) active in at least one sample and
+// with edges, compacted in group order into active[0, n); n into active[n_groups]. Act(b, j, step) reads the
+// activity (a ring of the forward pass, or a segment record of the reverse sweep).
+template <class Act>
+struct CompactActiveGroups {
+  using value_type = std::int32_t;
+  Kokkos::View<const std::int64_t*, typename Act::memory_space> offsets;
+  Kokkos::View<std::int32_t*, typename Act::memory_space> active;
+  Act act;
+  std::int64_t t, n_groups;
+  int D, B;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g, std::int32_t& upd, const bool final) const {
+    const std::int64_t j = g / D;
+    const std::int64_t s = t - (g % D + 1);
+    bool on = false;
+    if (s >= 0 && act.in_range(s) && offsets(g + 1) > offsets(g))
+      for (int b = 0; b < B && !on; ++b) on = act(b, j, s) != 0;
+    if (on) {
+      if (final) active(upd) = static_cast<std::int32_t>(g);
+      ++upd;
+    }
+    if (final && g == n_groups - 1) active(n_groups) = upd;
+  }
+};
+
+template <class Act, class ExecSpace, class Real, class MemSpace>
+void compact_active_groups(const ExecSpace& space, const GroupedEdges<Real, MemSpace>& e, const Act& act,
+                           std::int64_t t, int D, int B) {
+  const std::int64_t n_groups = e.n_sources * D;
+  Kokkos::parallel_scan("dpointnet::compact_active_groups", Kokkos::RangePolicy<ExecSpace>(space, 0, n_groups),
+                        CompactActiveGroups<Act>{e.offsets, e.active, act, t, n_groups, D, B});
+}
+
+// Teams per kernel of the device shapes; each team takes active groups league_size apart.
+inline constexpr int kActiveGroupLeague = 2048;
 
 // Groups a projection's edges by (source, delay) with the given normalized weights (read order). On return
 // file_order[k] is the read-order index of grouped edge k.
 template <class Real, class MemSpace>
 GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<double>& weight, int D,
-                                         const std::string& label, std::vector<std::int64_t>& file_order) {
+                                         const std::string& label, std::vector<std::int64_t>& file_order,
+                                         bool with_active_list = !compat::host_memory<MemSpace>) {
   GroupedEdges<Real, MemSpace> g;
   g.n_sources = p.n_sources;
   const std::size_t ne = p.size();
@@ -57,6 +108,12 @@ GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<
   Kokkos::deep_copy(g.target, h_tgt);
   Kokkos::deep_copy(g.channel, h_ch);
   Kokkos::deep_copy(g.weight, h_w);
+  if (with_active_list) {
+    if (ng >= static_cast<std::size_t>(INT32_MAX))
+      throw std::runtime_error(label + ": " + std::to_string(ng) +
+                               " (source, delay) groups exceed the 32-bit active list");
+    g.active = Kokkos::View<std::int32_t*, MemSpace>(label + ".active_groups", ng + 1);
+  }
   return g;
 }
 

@@ -11,13 +11,29 @@
 
 namespace dpointnet::device {
 
+// Activity of step s from a ring [D][B][n_src] (slot s mod D).
+template <class Activity, class MemSpace>
+struct RingActivity {
+  using memory_space = MemSpace;
+  Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> ring;
+  int D;
+  KOKKOS_INLINE_FUNCTION bool in_range(std::int64_t) const { return true; }
+  KOKKOS_INLINE_FUNCTION Activity operator()(const int b, const std::int64_t j, const std::int64_t s) const {
+    return ring(static_cast<int>(s % D), b, j);
+  }
+};
+
 // Activity = spikes (uint8) for the recurrent projection or counts (uint16) for inputs. ring: [D][B][n_src].
-// Two shapes of the same sums (integer sums: the result does not depend on the order): devices run one work
-// item per (b, j, d) with atomic adds; hosts run one work item per sample, which owns its u(b, ...) and adds
-// without atomics.
+// Two shapes of the same sums (integer sums: the result does not depend on the order):
+// * hosts: one work item per sample, which owns its u(b, ...) and adds without atomics;
+// * devices: the groups (j, d) active in some sample are compacted first (a scan, CompactActiveGroups); then
+//   each team takes active groups in turn and spreads the group's edges over its threads (a source with
+//   thousands of targets is not one thread's work); each edge is read once for all samples and added with
+//   atomics into the samples where its source was active.
 template <class Real, class ExecSpace, class Activity>
 struct PropagateFunctor {
   using MemSpace = typename ExecSpace::memory_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   struct PerSample {};
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> ring;
@@ -25,20 +41,24 @@ struct PropagateFunctor {
   std::int64_t t;                                                  // current step
   int D;
 
-  // idx runs over (b, j, d-1) with d fastest.
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
-    const int dm1 = static_cast<int>(idx % D);
-    const std::int64_t rest = idx / D;
-    const std::int64_t j = rest % e.n_sources;
-    const int b = static_cast<int>(rest / e.n_sources);
-    const std::int64_t src_step = t - (dm1 + 1);
-    if (src_step < 0) return;
-    const Activity a = ring(static_cast<int>(src_step % D), b, j);
-    if (a == 0) return;
-    const double fa = static_cast<double>(a);
-    const std::int64_t g = j * D + dm1;
-    for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k)
-      Kokkos::atomic_add(&u(b, e.channel(k), e.target(k)), to_fixed(static_cast<double>(e.weight(k)) * fa));
+  // Device shape, stage 2 (after compact_active_groups): team r takes active groups r, r + league, ...
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const std::int64_t n_groups = e.n_sources * D;
+    const std::int32_t n_active = e.active(n_groups);
+    const int B = static_cast<int>(u.extent(0));
+    for (std::int32_t q = m.league_rank(); q < n_active; q += m.league_size()) {
+      const std::int64_t g = e.active(q);
+      const std::int64_t j = g / D;
+      const int slot = static_cast<int>((t - (g % D + 1)) % D);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, e.offsets(g), e.offsets(g + 1)), [&](const std::int64_t k) {
+        const double w = static_cast<double>(e.weight(k));
+        const int c = e.channel(k), post = e.target(k);
+        for (int b = 0; b < B; ++b) {
+          const Activity a = ring(slot, b, j);
+          if (a != 0) Kokkos::atomic_add(&u(b, c, post), to_fixed(w * static_cast<double>(a)));
+        }
+      });
+    }
   }
 
   // Sample b: every active (j, d) of this sample.
@@ -59,14 +79,20 @@ struct PropagateFunctor {
   }
 };
 
-// Launches the propagation of one projection for step t in the shape that suits the space.
+// Launches the propagation of one projection for step t in the shape that suits the space (or the one asked
+// for; the device shape needs the edge set's active list).
 template <class Real, class ExecSpace, class Activity>
-void propagate(const ExecSpace& space, const char* label, const PropagateFunctor<Real, ExecSpace, Activity>& f, int B) {
+void propagate(const ExecSpace& space, const char* label, const PropagateFunctor<Real, ExecSpace, Activity>& f, int B,
+               KernelShape shape = KernelShape::Auto) {
   using F = PropagateFunctor<Real, ExecSpace, Activity>;
-  if constexpr (compat::host_memory<typename ExecSpace::memory_space>) {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, typename F::PerSample>(space, 0, B), f);
+  using MemSpace = typename ExecSpace::memory_space;
+  if (device_shape<MemSpace>(shape)) {
+    compact_active_groups(space, f.e, RingActivity<Activity, MemSpace>{f.ring, f.D}, f.t, f.D, B);
+    const std::int64_t groups = f.e.n_sources * f.D;
+    const int league = static_cast<int>(groups < kActiveGroupLeague ? (groups > 0 ? groups : 1) : kActiveGroupLeague);
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(space, league, Kokkos::AUTO), f);
   } else {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(space, 0, std::int64_t(B) * f.e.n_sources * f.D), f);
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, typename F::PerSample>(space, 0, B), f);
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "sim/simulator.hpp"
 #include "util/error.hpp"
+#include "util/kokkos_compat.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime_api.h>
@@ -42,10 +43,13 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
   add("synaptic drive (fixed point)", B * R * N * 8, true);
   add("spike ring", D * B * N, true);
   double edge_bytes = 0, n_edges = 0;
+  const bool device_build = !compat::host_memory<Kokkos::DefaultExecutionSpace::memory_space>;
   auto edges = [&](const Projection& pr) {
     const double e = static_cast<double>(pr.size());
     n_edges += e;
-    return (static_cast<double>(pr.n_sources) * D + 1) * 8 + e * (4 + 1 + real);
+    // offsets, and on device builds the active-group list of the balanced event-driven kernels
+    const double groups = static_cast<double>(pr.n_sources) * D + 1;
+    return groups * (8 + (device_build ? 4 : 0)) + e * (4 + 1 + real);
   };
   edge_bytes += edges(net.projections[0]);
   double input_ring_bytes = 0, input_bytes = 0, x_ext_bytes = 0;

@@ -191,11 +191,11 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
     if (q == 0) {
       device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint8_t> wg{e,      rec_.z, adj_.gu, s.grad, t,
                                                                        t0 - D, groups, D,       B_,     slot_gu};
-      Kokkos::parallel_for("dpointnet::backward_weight_grad_recurrent", Teams::policy(space_, groups, B_), wg);
+      device::weight_grad(space_, "dpointnet::backward_weight_grad_recurrent", wg);
     } else {
       device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint16_t> wg{
           e, x_ext_[q - 1], adj_.gu, s.grad, t, t0 - D, groups, D, B_, slot_gu};
-      Kokkos::parallel_for("dpointnet::backward_weight_grad_input", Teams::policy(space_, groups, B_), wg);
+      device::weight_grad(space_, "dpointnet::backward_weight_grad_input", wg);
     }
   }
 }
