@@ -26,8 +26,10 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
       terminal.assign(per * static_cast<std::size_t>(rs.schedule().global_batch()), 0.0);
       for (int r = 0; r < rs.n_local(); ++r) {
         const auto st = rs.local(r).terminal_state();
-        const std::size_t first =
-            static_cast<std::size_t>(rs.replica_index(r)) * static_cast<std::size_t>(cfg.batch_size) * per;
+        // the replica's last micro-batch (train.accumulate K: samples K - 1 of its K x B)
+        const std::size_t K = static_cast<std::size_t>(rs.schedule().accumulate);
+        const std::size_t first = (static_cast<std::size_t>(rs.replica_index(r)) * K + K - 1) *
+                                  static_cast<std::size_t>(cfg.batch_size) * per;
         std::copy(st.begin(), st.end(), terminal.begin() + static_cast<std::ptrdiff_t>(first));
       }
       ctx.allreduce_sum(terminal.data(), terminal.size());

@@ -14,6 +14,13 @@ struct FillFunctor {
 };
 
 template <class T, class ExecSpace>
+struct ScaleFunctor {
+  Kokkos::View<T*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged> dst;
+  T factor;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const { dst(k) *= factor; }
+};
+
+template <class T, class ExecSpace>
 struct CopyFunctor {
   Kokkos::View<T*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged> dst;
   Kokkos::View<const T*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged> src;
@@ -33,6 +40,17 @@ void fill(const ExecSpace& space, T* ptr, std::size_t n, T value) {
 template <class ExecSpace, class View>
 void fill(const ExecSpace& space, const View& v, typename View::non_const_value_type value) {
   fill(space, v.data(), v.span(), value);
+}
+
+// All of a contiguous view multiplied by `factor`.
+template <class ExecSpace, class View>
+void scale(const ExecSpace& space, const View& v, typename View::non_const_value_type factor) {
+  using T = typename View::non_const_value_type;
+  if (v.span() == 0) return;
+  using V = Kokkos::View<T*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged>;
+  Kokkos::parallel_for("dpointnet::scale",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<std::int64_t>(v.span())),
+                       ScaleFunctor<T, ExecSpace>{V(v.data(), v.span()), factor});
 }
 
 // n elements from src to dst (both device memory of the space).

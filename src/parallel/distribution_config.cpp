@@ -46,11 +46,14 @@ DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const 
 #endif
   }
   const int replicas = d.mode == DistributionMode::Mpi ? world_size * d.local_replicas() : d.local_replicas();
-  if (d.global_batch_size > 0 && d.global_batch_size != static_cast<long long>(cfg.batch_size) * replicas)
+  const long long accumulate = tc ? tc->accumulate : 1;
+  const long long global = static_cast<long long>(cfg.batch_size) * accumulate * replicas;
+  if (d.global_batch_size > 0 && d.global_batch_size != global)
     throw InputError(f, "run", "global_batch_size",
-                     "is " + std::to_string(d.global_batch_size) + " but run.batch_size x replicas = " +
-                         std::to_string(cfg.batch_size) + " x " + std::to_string(replicas) + " = " +
-                         std::to_string(static_cast<long long>(cfg.batch_size) * replicas));
+                     "is " + std::to_string(d.global_batch_size) +
+                         " but run.batch_size x train.accumulate x replicas = " + std::to_string(cfg.batch_size) +
+                         " x " + std::to_string(accumulate) + " x " + std::to_string(replicas) + " = " +
+                         std::to_string(global));
   if (d.mode != DistributionMode::None) {
     if (!training)
       throw InputError(f, "run", "distribution",

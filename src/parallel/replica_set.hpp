@@ -21,7 +21,7 @@ class ReplicaSet {
   ReplicaSet(ReplicaContext& ctx, const DistributionConfig& dist, const Network& net,
              const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg, const TrainConfig& tc)
       : ctx_(ctx), distributed_(dist.mode != DistributionMode::None), local_(dist.local_replicas()) {
-    schedule_ = SampleSchedule{cfg.batch_size, ctx.size() * local_};
+    schedule_ = SampleSchedule{cfg.batch_size, ctx.size() * local_, tc.accumulate};
     for (int r = 0; r < local_; ++r)
       reps_.push_back(
           std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, cfg.batch_size));
@@ -42,7 +42,7 @@ class ReplicaSet {
       const std::int64_t first = schedule_.first_sample(update, replica_index(r));
       if (distributed_)
         log::get()->info("rank {} replica {}: update {} samples [{}, {})", ctx_.rank(), r, update + 1, first,
-                         first + schedule_.batch);
+                         first + static_cast<std::int64_t>(schedule_.batch) * schedule_.accumulate);
       ms.push_back(reps_[static_cast<std::size_t>(r)]->compute_gradient(first));
     }
     if (!distributed_) return ms[0];

@@ -115,11 +115,14 @@ double available_device_bytes() {
 void require_fits(const MemoryPlan& plan, const SimulationConfig& cfg, bool training) {
   const double need = plan.total(), have = available_device_bytes();
   if (have <= 0 || need <= have) return;
-  throw InputError(cfg.path, "run", "batch_size",
-                   fmt::format("the run needs about {:.3g} GiB of {} memory but {:.3g} GiB are available; lower "
-                               "run.batch_size{} (see `dpointnet plan`)",
-                               need / 1073741824.0, Kokkos::DefaultExecutionSpace::memory_space::name(),
-                               have / 1073741824.0, training ? " or train.checkpoint_interval" : ""));
+  throw InputError(
+      cfg.path, "run", "batch_size",
+      fmt::format("the run needs about {:.3g} GiB of {} memory but {:.3g} GiB are available; lower "
+                  "run.batch_size{} (see `dpointnet plan`)",
+                  need / 1073741824.0, Kokkos::DefaultExecutionSpace::memory_space::name(), have / 1073741824.0,
+                  training ? " or train.checkpoint_interval (train.accumulate keeps the "
+                             "samples per update with a smaller batch)"
+                           : ""));
 }
 
 std::string describe(const MemoryPlan& plan) {

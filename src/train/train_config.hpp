@@ -31,6 +31,7 @@ struct LossSpec {
 struct TrainConfig {
   std::int64_t steps = 1;  // updates
   int checkpoint_interval = 25;
+  int accumulate = 1;  // micro-batches of batch_size samples whose gradients make one update
   SurrogateKind surrogate = SurrogateKind::Triangle;
   double dampening_factor = 0.1;  // gamma
   double sigma = 0.28;

@@ -199,6 +199,8 @@ case("unknown_surrogate", m_surrogate_type, ["type"], ["not supported"], ["train
 case("unknown_train_key", m_train("learning_rate", 0.01), ["learning_rate"], ["not a known key"], ["train"])
 case("steps_zero", m_train("steps", 0), ["steps"], [">= 1"], ["train"])
 case("checkpoint_interval_zero", m_train("checkpoint_interval", 0), ["checkpoint_interval"], [">= 1"], ["train"])
+case("accumulate_zero", m_train("accumulate", 0), ["accumulate"], [">= 1"], ["train"])
+case("accumulate_not_integer", m_train("accumulate", 1.5), ["accumulate"], ["integer"], ["train"])
 case("missing_losses", m_del_train("losses"), ["losses"], ["non-empty list", "required"], ["train"])
 case("checkpoint_from_other_network", m_other_network, ["network_hash"], ["another network"],
      files=["step_1.h5"])

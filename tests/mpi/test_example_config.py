@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """The bundled example configs (input/v1_example_train.json and input/v1_example_train_mpi.json) differ only by
 the run.distribution block, and both run: serially and under `mpirun -n N` (--ranks N, default 2; 2 updates
-each, on the example network generated into a temporary directory).
+each, on the example network generated into a temporary directory). input/v1_example_train_accumulate.json
+differs from the serial one only by batch_size 2 x train.accumulate 2 (the same 4 samples per update) and its
+output directory, and runs too.
 
   test_example_config.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--ranks N]
 
@@ -29,22 +31,29 @@ def main():
     stripped["run"].pop("distribution", None)
     if stripped != serial or mpi["run"].get("distribution", {}).get("mode") != "mpi":
         fails.append("the two example configs differ by more than run.distribution")
+    acc = json.load(open(os.path.join(REPO, "input", "v1_example_train_accumulate.json")))
+    expected = json.loads(json.dumps(serial))
+    expected["run"]["batch_size"] = 2
+    expected["train"]["accumulate"] = 2
+    expected["output"]["output_dir"] = acc["output"]["output_dir"]
+    if acc != expected or serial["run"]["batch_size"] != 4:
+        fails.append("the accumulation example differs from the serial one by more than batch 2 x accumulate 2")
     tmp = tempfile.mkdtemp(prefix="dpointnet_example_")
     try:
         run([a.bin, "generate", "--out", os.path.join(tmp, "v1_example"), "--neurons", "300", "--seed", "1", "--gzip"])
-        for name, cfg in (("serial", serial), ("mpi", mpi)):
+        for name, cfg in (("serial", serial), ("mpi", mpi), ("accumulate", acc)):
             cfg = json.loads(json.dumps(cfg))
             cfg["output"]["output_dir"] = os.path.join(tmp, "out_" + name)
             path = os.path.join(tmp, name + ".json")  # same directory layout as input/: network path stays relative
             json.dump(cfg, open(path, "w"))
-            if name == "serial":
+            if name != "mpi":
                 run([a.bin, "train", path, "--no-progress", "--stop-after", "2"])
             else:
                 mpirun(a.ranks, [a.mpi_bin, "train", path, "--no-progress", "--stop-after", "2"])
             if not os.path.exists(os.path.join(tmp, "out_" + name, "checkpoints", "step_2.h5")):
                 fails.append(f"{name}: no checkpoint after 2 updates")
             else:
-                how = "serial driver" if name == "serial" else f"mpirun -n {a.ranks}"
+                how = f"mpirun -n {a.ranks}" if name == "mpi" else "serial driver"
                 print(f"  {name} ({how}): 2 updates done")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -19,7 +19,7 @@ CASES = {
     "mpi_driver_with_mirrored": (2, 4, {"mode": "mirrored", "devices": ["cpu"]}, None, {}, ["mode", "mpi"]),
     "serial_driver_with_mpi_mode": (0, 4, {"mode": "mpi"}, None, {}, ["mode", "mpirun"]),
     "single_rank_when_more_requested": (1, 4, {"mode": "mpi", "replicas": 2}, None, {}, ["replicas", "1 rank"]),
-    "global_batch_mismatch_mpi": (2, 4, {"mode": "mpi"}, 6, {}, ["global_batch_size", "4 x 2"]),
+    "global_batch_mismatch_mpi": (2, 4, {"mode": "mpi"}, 6, {}, ["global_batch_size", "accumulate", "4 x 1 x 2"]),
     "global_batch_mismatch_mirrored": (0, 4, {"mode": "mirrored", "devices": ["cpu", "cpu"]}, 16, {},
                                        ["global_batch_size"]),
     "float64_refused": (2, 4, {"mode": "mpi"}, None, {"precision": "float64"}, ["precision", "FP32"]),

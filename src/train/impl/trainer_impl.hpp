@@ -140,8 +140,6 @@ void Trainer<Real, ExecSpace>::backward() {
   Kokkos::deep_copy(adj_.gP, 0.0);
   Kokkos::deep_copy(adj_.gQ, 0.0);
   Kokkos::deep_copy(adj_.gu, 0.0);
-  for (auto& s : surfaces_)
-    if (s.trainable) Kokkos::deep_copy(s.grad, 0.0);
   t_recompute_ = t_backward_ = 0;
   using clock = std::chrono::steady_clock;
   for (std::int64_t seg = static_cast<std::int64_t>(segment_snapshots_.size()) - 1; seg >= 0; --seg) {
@@ -219,39 +217,59 @@ double Trainer<Real, ExecSpace>::weight_regularizer() {
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample) {
   const auto start = std::chrono::steady_clock::now();
-  sim_->set_sample_offset(first_sample);
-  forward_with_snapshots();
-  Kokkos::fence();
+  const int K = tc_.accumulate;
+  for (auto& s : surfaces_)
+    if (s.trainable) device::fill(space_, s.grad, 0.0);
   StepMetrics m;
-  m.t_forward = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // count losses on the host (B x N values)
-  auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts_);
+  m.t_forward = m.t_recompute = m.t_backward = m.rate_hz = 0;
+  std::vector<double> data_terms(losses_.size(), 0.0);  // per-sample losses, summed over the micro-batches
   LossInputs in;
   in.B = B_;
   in.N = N_;
   in.T = T_;
   in.dt = bp_.dt;
-  in.counts = hc.data();
-  in.vreg_range_sum = vreg_range_sum_;
-  in.vreg_threshold_sum = vreg_threshold_sum_;
   in.n_trainable = n_trainable_;
-  double total_spikes = 0;
-  for (std::size_t q = 0; q < hc.span(); ++q) total_spikes += hc.data()[q];
-  const double BN = static_cast<double>(B_) * static_cast<double>(N_);
-  m.rate_hz = total_spikes * 1000.0 / (BN * static_cast<double>(T_) * bp_.dt);
-  std::vector<double> rate_grad(static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_), 0.0);
-  for (const auto& l : losses_) l->add_count_gradient(in, rate_grad);
-  auto hg = Kokkos::create_mirror_view(adj_.rate_grad);
-  for (int b = 0; b < B_; ++b)
-    for (std::int64_t i = 0; i < N_; ++i) hg(i, b) = static_cast<Acc>(rate_grad[static_cast<std::size_t>(b * N_ + i)]);
-  Kokkos::deep_copy(adj_.rate_grad, hg);
-  backward();
-  m.t_recompute = t_recompute_;
-  m.t_backward = t_backward_;
+  // micro-batch k: samples first_sample + k B .. + B - 1; its gradient is added to the surfaces' sums
+  for (int k = 0; k < K; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    sim_->set_sample_offset(first_sample + static_cast<std::int64_t>(k) * B_);
+    forward_with_snapshots();
+    Kokkos::fence();
+    m.t_forward += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // count losses on the host (B x N values)
+    auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts_);
+    in.counts = hc.data();
+    in.vreg_range_sum = vreg_range_sum_;
+    in.vreg_threshold_sum = vreg_threshold_sum_;
+    double total_spikes = 0;
+    for (std::size_t q = 0; q < hc.span(); ++q) total_spikes += hc.data()[q];
+    const double BN = static_cast<double>(B_) * static_cast<double>(N_);
+    m.rate_hz += total_spikes * 1000.0 / (BN * static_cast<double>(T_) * bp_.dt);
+    std::vector<double> rate_grad(static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_), 0.0);
+    for (const auto& l : losses_) l->add_count_gradient(in, rate_grad);
+    auto hg = Kokkos::create_mirror_view(adj_.rate_grad);
+    for (int b = 0; b < B_; ++b)
+      for (std::int64_t i = 0; i < N_; ++i)
+        hg(i, b) = static_cast<Acc>(rate_grad[static_cast<std::size_t>(b * N_ + i)]);
+    Kokkos::deep_copy(adj_.rate_grad, hg);
+    backward();
+    m.t_recompute += t_recompute_;
+    m.t_backward += t_backward_;
+    for (std::size_t q = 0; q < losses_.size(); ++q)
+      if (losses_[q]->spec().kind != LossKind::WeightRegularization) data_terms[q] += losses_[q]->value(in);
+    in.counts = nullptr;
+  }
+  // the mean over the K x B samples (exact for K = 1), then the weight regularizer once
+  if (K > 1) {
+    for (auto& s : surfaces_)
+      if (s.trainable) device::scale(space_, s.grad, 1.0 / K);
+    m.rate_hz /= K;
+  }
   in.weight_sq_sum = weight_regularizer();
   m.loss = 0;
-  for (const auto& l : losses_) {
-    m.loss_terms.push_back(l->value(in));
+  for (std::size_t q = 0; q < losses_.size(); ++q) {
+    const bool weights = losses_[q]->spec().kind == LossKind::WeightRegularization;
+    m.loss_terms.push_back(weights ? losses_[q]->value(in) : data_terms[q] / K);
     m.loss += m.loss_terms.back();
   }
   double norm2 = 0;
@@ -266,7 +284,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   }
   m.grad_norm = std::sqrt(norm2);
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  m.samples_per_s = B_ / std::max(m.seconds, 1e-12);
+  m.samples_per_s = static_cast<double>(B_) * K / std::max(m.seconds, 1e-12);
   last_grad_norm_ = m.grad_norm;
   return m;
 }
@@ -303,12 +321,12 @@ void Trainer<Real, ExecSpace>::apply_update() {
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::train_step() {
   const auto start = std::chrono::steady_clock::now();
-  StepMetrics m = compute_gradient(SampleSchedule{B_, 1}.first_sample(adam_step_, 0));
+  StepMetrics m = compute_gradient(SampleSchedule{B_, 1, tc_.accumulate}.first_sample(adam_step_, 0));
   apply_update();
   m.t_update = t_update_;
   m.step = adam_step_;
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  m.samples_per_s = B_ / std::max(m.seconds, 1e-12);
+  m.samples_per_s = static_cast<double>(B_) * tc_.accumulate / std::max(m.seconds, 1e-12);
   return m;
 }
 
