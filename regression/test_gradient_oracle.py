@@ -2,7 +2,7 @@
 """Gradient regression (issue 3, evidence 1): dpointnet's BPTT against the independent PyTorch autograd oracle.
 
   test_gradient_oracle.py --bin build/dpointnet [--neurons 300] [--steps 50] [--batch 4] [--precision float64]
-                          [--updates K] [--clip C]
+                          [--updates K] [--clip C] [--warmup-ms W] [--accumulate K]
 
 Generates a network with `dpointnet generate`, trains recurrent, LGN and background weights with
 TargetFiringRate + VoltageRegularization + WeightRegularization, and compares one batch: the loss (relative
@@ -53,6 +53,8 @@ def main():
     ap.add_argument("--tol-grad", type=float, default=1e-5)
     ap.add_argument("--updates", type=int, default=1, help="Adam updates to compare (losses and weights after each)")
     ap.add_argument("--clip", type=float, default=0.0, help="optimizer.clip_global_norm (0: off)")
+    ap.add_argument("--warmup-ms", type=float, default=0.0, help="train.warmup_ms (0: none)")
+    ap.add_argument("--accumulate", type=int, default=1, help="train.accumulate (micro-batches of --batch)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_grad_")
     passed = failed = 0
@@ -79,6 +81,10 @@ def main():
             ],
             "optimizer": {"type": "adam", "lr": 0.01, "clip_global_norm": args.clip or None},
         }
+        if args.warmup_ms:
+            cfg["train"]["warmup_ms"] = args.warmup_ms
+        if args.accumulate != 1:
+            cfg["train"]["accumulate"] = args.accumulate
         cpath = os.path.join(tmp, "train.json")
         with open(cpath, "w") as f:
             json.dump(cfg, f, indent=1)

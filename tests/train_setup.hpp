@@ -35,8 +35,8 @@ struct TrainSetup {
     std::ofstream(dir.file("train.json")) << c.dump(1);
     cfg = SimulationConfig::load(dir.file("train.json"));
     net = build_network(cfg);
-    inputs = prepare_inputs(cfg, net, cfg.n_steps);
     tc = TrainConfig::parse(cfg, net);
+    inputs = prepare_inputs(cfg, net, tc.total_steps(cfg));
   }
 };
 

@@ -48,8 +48,11 @@ class TorchModel:
         """Concatenate the surface tensors back into edge order (differentiable)."""
         return torch.cat([wsurf[s] for s in self.surface_names])[self.inv_order]
 
-    def forward(self, wsurf, x, spike_fn, vdamp=lambda v: v, rdamp=lambda z: z, sg_z=None, record=()):
+    def forward(self, wsurf, x, spike_fn, vdamp=lambda v: v, rdamp=lambda z: z, sg_z=None, record=(), warmup=0):
         """Run MODEL.md section 4 for all T steps.
+
+        warmup: the first `warmup` steps run without gradient (train.warmup_ms): at the start of step `warmup`
+        every state and the activity history are detached, and only the steps from `warmup` on are returned.
 
         wsurf: {surface: tensor [E_s]}; x: input counts tensor [B, T, J] (no gradient);
         spike_fn(v', free) -> z; vdamp / rdamp: voltage and recurrent-read dampers;
@@ -68,6 +71,9 @@ class TorchModel:
         acts, zs, vs = [], [], []
         rec = {k: [] for k in record}
         for t in range(T):
+            if warmup and t == warmup:
+                v, r, asc, psc_rise, psc, z_prev = (a.detach() for a in (v, r, asc, psc_rise, psc, z_prev))
+                acts = [a.detach() for a in acts]
             # 1. synaptic drive from the activity of steps t - d (zero before step 0)
             groups, gacts = [], []
             for d, eidx, src in self.delay_groups:
@@ -101,6 +107,8 @@ class TorchModel:
             psc_rise, psc, asc, v, r, z_prev = new_psc_rise, new_psc, new_asc, new_v, new_r, z
             # 8. history: recurrent reads see the damped z, inputs carry no gradient
             acts.append(torch.cat([rdamp(z), x[:, t, :]], dim=1))
+            if t < warmup:
+                continue
             zs.append(z)
             vs.append(v)
             for k in rec:

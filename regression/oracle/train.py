@@ -25,10 +25,16 @@ class Trainer:
     def __init__(self, conf, run=None, spike_fn=None):
         self.conf = conf
         self.run = run or RunParams(conf)
+        # inputs cover the warm-up (train.warmup_ms) and the window of run.tstop, times counted from the warm-up
+        window = self.run.n_steps
+        warmup = int(round(float((conf.get('train') or {}).get('warmup_ms', 0.0)) / self.run.dt))
+        self.run.n_steps = warmup + window
         self.net, self.inputs, self.run = load_model(conf, self.run)
+        self.run.n_steps = window
         self.model = TorchModel(self.net)
         self.tc = TrainConfig(conf.get('train'), self.model)
         self.T, self.B, self.dt = self.run.n_steps, self.run.batch_size, self.run.dt
+        self.W = int(round(self.tc.warmup_ms / self.dt))  # warm-up steps before the window of T steps
         self.spike_fn = spike_fn or surrogate_spike(self.tc.surrogate, self.tc.gamma, self.tc.sigma)
         self.vdamp = scale_grad(1.0 - self.tc.voltage_gradient_dampening)
         self.rdamp = scale_grad(self.tc.recurrent_dampening_factor)
@@ -39,9 +45,9 @@ class Trainer:
 
     def input_counts(self, samples):
         """x[b, k, j] exactly as the forward oracle builds it (sum over sources of a population)."""
-        x = np.zeros((len(samples), self.T, self.net.J))
+        x = np.zeros((len(samples), self.W + self.T, self.net.J))
         for src in self.inputs:
-            c = src.counts(samples, 0, self.T)
+            c = src.counts(samples, 0, self.W + self.T)
             x[:, :, src.virt_offset:src.virt_offset + c.shape[2]] += c
         return torch.as_tensor(x)
 
@@ -51,7 +57,7 @@ class Trainer:
         wt = {s: torch.tensor(self.w[s], dtype=DTYPE, requires_grad=tc.trainable[s]) for s in m.surface_names}
         w0t = {s: torch.as_tensor(self.w0[s]) for s in m.surface_names}
         x = self.input_counts(np.asarray(samples, dtype=np.int64))
-        out = m.forward(wt, x, self.spike_fn, self.vdamp, self.rdamp)
+        out = m.forward(wt, x, self.spike_fn, self.vdamp, self.rdamp, warmup=self.W)
         total, terms, rate = compute_losses(tc.losses, out['z'], out['v'], self.dt, wt, w0t,
                                             tc.trainable, m.surface_names)
         if total.requires_grad:
@@ -65,9 +71,10 @@ class Trainer:
                 'rate_mean_hz': rate, 'grads': grads, 'n_spikes': int(out['z'].detach().sum())}
 
     def step(self):
-        """One update on samples update*B .. update*B+B-1. Returns the loss/grad record (grads before clipping)."""
-        k = self.update
-        samples = np.arange(k * self.B, (k + 1) * self.B, dtype=np.int64)
+        """One update on samples update*G .. update*G+G-1, G = accumulate x B (gradient accumulation is the mean over
+        all G samples, i.e. one batch of G). Returns the loss/grad record (grads before clipping)."""
+        k, G = self.update, self.tc.accumulate * self.B
+        samples = np.arange(k * G, (k + 1) * G, dtype=np.int64)
         res = self.loss_and_grad(samples)
         grads, norm = clip_by_global_norm(res['grads'], self.tc.clip_global_norm)
         res['grad_norm'] = norm

@@ -12,6 +12,8 @@ class TrainConfig:
         if not isinstance(train, dict):
             raise TrainError('config has no "train" section')
         self.steps = int(train.get('steps', 1))
+        self.accumulate = int(train.get('accumulate', 1))  # the mean over K x B samples: one batch of K x B
+        self.warmup_ms = float(train.get('warmup_ms', 0.0))
         sur = train.get('surrogate') or {}
         self.surrogate = sur.get('type', 'triangle')
         if self.surrogate not in ('triangle', 'gauss'):

@@ -15,10 +15,10 @@ namespace dpointnet {
 int run_plan(const std::string& config, bool simulate) {
   SimulationConfig cfg = SimulationConfig::load(config);
   Network net = build_network(cfg);
-  const auto inputs = prepare_inputs(cfg, net, cfg.n_steps);
   const bool training = !simulate && cfg.resolved.contains("train");
   TrainConfig tc;
   if (training) tc = TrainConfig::parse(cfg, net);
+  const auto inputs = prepare_inputs(cfg, net, training ? tc.total_steps(cfg) : cfg.n_steps);
   const int replicas =
       cfg.distribution.mode == DistributionMode::Mirrored ? static_cast<int>(cfg.distribution.devices.size()) : 1;
   const MemoryPlan plan = plan_memory(net, inputs, cfg, training ? &tc : nullptr, replicas);

@@ -158,9 +158,9 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   lg->info("Kokkos {} on {} ({} threads), precision {}", compat::kokkos_version_string(),
            Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
   Network net = build_network(cfg);
-  std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
-  prepare_current_clamps(cfg, net);  // validated here, before any output; the trainer prepares its own copy
   TrainConfig tc = TrainConfig::parse(cfg, net);
+  std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, tc.total_steps(cfg));  // warm-up + window
+  prepare_current_clamps(cfg, net);  // validated here, before any output; the trainer prepares its own copy
   const DistributionConfig dist =
       DistributionConfig::parse(cfg, &tc, job ? Launcher::Mpi : Launcher::Serial, ctx.size(), true);
   const std::string chash = config_hash(cfg), nhash = network_hash(net);

@@ -18,7 +18,7 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   JsonReader(f, "train")
       .reject_unknown(j, {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate",
                           "voltage_gradient_dampening", "recurrent_dampening_factor", "trainable", "losses",
-                          "optimizer", "save_checkpoint_every", "log_every", "accumulate"});
+                          "optimizer", "save_checkpoint_every", "log_every", "accumulate", "warmup_ms"});
   const JsonReader r(f, "train");
   if (j.contains("epochs") || j.contains("steps_per_epoch")) {
     if (j.contains("steps")) throw InputError(f, "train", "steps", "give either steps or epochs x steps_per_epoch");
@@ -29,6 +29,14 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   t.checkpoint_interval = static_cast<int>(r.integer(j, "checkpoint_interval", 25, 1));
   t.save_checkpoint_every = r.integer(j, "save_checkpoint_every", 0, 0);
   t.accumulate = static_cast<int>(r.integer(j, "accumulate", 1, 1));
+  t.warmup_ms = r.number(j, "warmup_ms", 0.0, JsonReader::Range::NonNegative);
+  {
+    const double steps = t.warmup_ms / cfg.dt;
+    if (std::fabs(steps - std::round(steps)) > 1e-9 * std::max(1.0, steps))
+      throw InputError(f, "train", "warmup_ms",
+                       "must be a whole number of run.dt steps (dt = " + std::to_string(cfg.dt) + " ms)");
+    t.warmup_steps = static_cast<std::int64_t>(std::llround(steps));
+  }
   t.log_every = r.integer(j, "log_every", 1, 1);
   t.voltage_gradient_dampening = r.number(j, "voltage_gradient_dampening", 0.5, JsonReader::Range::NonNegative);
   t.recurrent_dampening_factor = r.number(j, "recurrent_dampening_factor", 0.1, JsonReader::Range::NonNegative);

@@ -31,7 +31,9 @@ struct LossSpec {
 struct TrainConfig {
   std::int64_t steps = 1;  // updates
   int checkpoint_interval = 25;
-  int accumulate = 1;  // micro-batches of batch_size samples whose gradients make one update
+  int accumulate = 1;             // micro-batches of batch_size samples whose gradients make one update
+  double warmup_ms = 0;           // run from rest without gradient before the BPTT window
+  std::int64_t warmup_steps = 0;  // warmup_ms / run.dt (a whole number of steps)
   SurrogateKind surrogate = SurrogateKind::Triangle;
   double dampening_factor = 0.1;  // gamma
   double sigma = 0.28;
@@ -43,6 +45,9 @@ struct TrainConfig {
   double clip_global_norm = 0.0;           // 0: off
   std::int64_t save_checkpoint_every = 0;  // 0: only at the end
   std::int64_t log_every = 1;
+
+  // Steps every sample runs: the warm-up, then the window of run.tstop (what the inputs must cover).
+  std::int64_t total_steps(const SimulationConfig& cfg) const { return warmup_steps + cfg.n_steps; }
 
   // Parses and validates cfg.resolved["train"]; surfaces are checked against the network.
   static TrainConfig parse(const SimulationConfig& cfg, const Network& net);

@@ -91,8 +91,9 @@ class Trainer {
   TrainConfig tc_;
   std::vector<std::unique_ptr<Loss>> losses_;
   RegularizerScales scales_;
-  int B_, C_, D_, R_;  // C_: steps per segment (checkpoint_interval, at most T)
-  std::int64_t N_, T_;
+  int B_, C_, D_, R_;   // C_: steps per segment (checkpoint_interval, at most T)
+  std::int64_t N_, T_;  // T_: steps of the BPTT window (run.tstop)
+  std::int64_t W_ = 0;  // warm-up steps before the window (train.warmup_ms)
   std::int64_t adam_step_ = 0, n_trainable_ = 0;
   std::unique_ptr<Simulator<Real, ExecSpace>> sim_;
   std::vector<Surface<Real, MemSpace>> surfaces_;

@@ -201,6 +201,8 @@ case("steps_zero", m_train("steps", 0), ["steps"], [">= 1"], ["train"])
 case("checkpoint_interval_zero", m_train("checkpoint_interval", 0), ["checkpoint_interval"], [">= 1"], ["train"])
 case("accumulate_zero", m_train("accumulate", 0), ["accumulate"], [">= 1"], ["train"])
 case("accumulate_not_integer", m_train("accumulate", 1.5), ["accumulate"], ["integer"], ["train"])
+case("warmup_not_whole_steps", m_train("warmup_ms", 2.5), ["warmup_ms"], ["whole number"], ["train"])
+case("warmup_negative", m_train("warmup_ms", -1.0), ["warmup_ms"], [">= 0"], ["train"])
 case("missing_losses", m_del_train("losses"), ["losses"], ["non-empty list", "required"], ["train"])
 case("checkpoint_from_other_network", m_other_network, ["network_hash"], ["another network"],
      files=["step_1.h5"])

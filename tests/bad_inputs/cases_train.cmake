@@ -8,7 +8,8 @@ foreach(case
     valid_train unknown_loss negative_cost missing_cost batch_size_zero does_not_fit_memory nonexistent_surface
     trainable_not_bool
     unknown_optimizer negative_lr beta1_ge_1 unknown_surrogate unknown_train_key steps_zero
-    checkpoint_interval_zero accumulate_zero accumulate_not_integer missing_losses checkpoint_from_other_network checkpoint_from_other_config
+    checkpoint_interval_zero accumulate_zero accumulate_not_integer
+    warmup_not_whole_steps warmup_negative missing_losses checkpoint_from_other_network checkpoint_from_other_config
     resume_missing_file)
   add_test(NAME bad_train.${case}
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/bad_train.py --case ${case}

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Gradient accumulation (train.accumulate, issue 11 item 3) composed with sample-parallel training, with real
-processes: serial batch 8 is the reference; serial batch 4 x accumulate 2, mirrored 2 x batch 2 x accumulate 2
+"""Gradient accumulation (train.accumulate, issue 11 item 3) and the warm-up (train.warmup_ms = 10 ms in every run
+here, item 2) composed with sample-parallel training, with real processes: serial batch 8 is the reference; serial batch 4 x accumulate 2, mirrored 2 x batch 2 x accumulate 2
 and `mpirun -n N` batch 8 / (N K) x accumulate K must give the same losses of three updates, gradients of the
 first and weights after each (worst relative L2 below 1e-6; float32, the distributed path's precision), and the
 logged sample ranges of every rank must cover each global batch of 8 exactly once. Terminal states are only kept
@@ -19,6 +19,7 @@ from mpi_common import make_network, mpirun, parse_binaries, rank_list, read_h5,
 
 GLOBAL_BATCH = 8
 K = 2
+WARMUP = {"warmup_ms": 10.0}
 
 
 def main():
@@ -39,7 +40,7 @@ def main():
 
         def serial(name, batch, extra=None, distribution=None):
             cfg = train_config(os.path.join(tmp, name + ".json"), net, os.path.join(tmp, "o_" + name), batch,
-                               extra_train=extra, distribution=distribution)
+                               extra_train=dict(WARMUP, **(extra or {})), distribution=distribution)
             r = run([a.bin, "train", cfg, "--gradient-check", os.path.join(tmp, name + ".h5"),
                      "--gradient-check-updates", updates])
             return os.path.join(tmp, name + ".h5"), r.stderr
@@ -51,7 +52,8 @@ def main():
         for n in a.ranks:
             b = GLOBAL_BATCH // (n * K)
             cfg = train_config(os.path.join(tmp, f"mpi{n}.json"), net, os.path.join(tmp, f"o_mpi{n}"), b,
-                               distribution={"mode": "mpi"}, global_batch=GLOBAL_BATCH, extra_train={"accumulate": K})
+                               distribution={"mode": "mpi"}, global_batch=GLOBAL_BATCH,
+                               extra_train=dict(WARMUP, accumulate=K))
             r = mpirun(n, [a.mpi_bin, "train", cfg, "--gradient-check", os.path.join(tmp, f"mpi{n}.h5"),
                            "--gradient-check-updates", updates])
             runs[f"mpirun -n {n} batch {b} x accumulate {K}"] = os.path.join(tmp, f"mpi{n}.h5")

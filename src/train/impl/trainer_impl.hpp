@@ -2,6 +2,8 @@
 #pragma once
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "device/adam.hpp"
 #include "device/fill.hpp"
@@ -23,10 +25,19 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
       losses_(make_losses(tc, net)),
       B_(batch_size),
       N_(net.n_neurons),
-      T_(cfg.n_steps) {
+      T_(cfg.n_steps),
+      W_(tc.warmup_steps) {
+  for (const auto& in : inputs)
+    if (!in.silent && in.kind == InputKind::SpikeFile &&
+        static_cast<std::int64_t>(in.spikes.step_offsets.size()) - 1 < W_ + T_)
+      throw std::logic_error("input " + in.name + " was prepared for " +
+                             std::to_string(in.spikes.step_offsets.size() - 1) + " steps; training runs " +
+                             std::to_string(W_ + T_) +
+                             " (train.warmup_ms + run.tstop): prepare_inputs(cfg, net, "
+                             "tc.total_steps(cfg))");
   SimOptions o;
   o.batch_size = B_;
-  o.n_steps = T_;
+  o.n_steps = W_ + T_;
   o.seed = cfg.seed;
   o.record_chunk = kTrainingRecordChunk;
   sim_ = std::make_unique<Simulator<Real, ExecSpace>>(space_, net, inputs, o);
@@ -95,19 +106,25 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots() {
   // The last segment is recorded as it runs (its records are what the reverse sweep needs first), so the
   // backward pass does not recompute it.
   std::int64_t t0_recorded = -1;
-  // per step: spike counts, and the voltage-regularizer sums reduced into device memory (no host round trip)
+  sim_->reset();
+  if (W_ > 0) {  // warm-up from rest: no statistics, no snapshots, no gradient
+    Kokkos::Profiling::pushRegion("dpointnet::warmup_steps");
+    sim_->run(W_, nullptr);
+    Kokkos::Profiling::popRegion();
+  }
+  // per step of the window: spike counts, and the voltage-regularizer sums reduced into device memory (no host
+  // round trip)
   sim_->set_step_hook([&](std::int64_t t, int slot) {
     stats.slot = slot;
     if (need_v)
       Kokkos::parallel_reduce("dpointnet::train_step_stats",
                               Kokkos::RangePolicy<ExecSpace, typename Stats::StatsTag>(space_, 0, work), stats,
-                              Kokkos::subview(vreg_steps_, t, Kokkos::ALL()));
+                              Kokkos::subview(vreg_steps_, t - W_, Kokkos::ALL()));
     else
       Kokkos::parallel_for("dpointnet::train_count_spikes",
                            Kokkos::RangePolicy<ExecSpace, typename Stats::CountTag>(space_, 0, work), stats);
     if (t0_recorded >= 0) record_step(t, t0_recorded, slot);
   });
-  sim_->reset();
   for (std::size_t q = 0; q < segment_snapshots_.size(); ++q) {
     auto& snap = segment_snapshots_[q];
     sim_->save(snap);
@@ -116,7 +133,7 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots() {
       record_history(snap, snap.t);
     }
     Kokkos::Profiling::pushRegion("dpointnet::forward_steps");
-    sim_->run(std::min<std::int64_t>(C_, T_ - sim_->current_step()), nullptr);
+    sim_->run(std::min<std::int64_t>(C_, W_ + T_ - sim_->current_step()), nullptr);
     Kokkos::Profiling::popRegion();
   }
   sim_->set_step_hook(nullptr);
@@ -144,7 +161,7 @@ void Trainer<Real, ExecSpace>::backward() {
   using clock = std::chrono::steady_clock;
   for (std::int64_t seg = static_cast<std::int64_t>(segment_snapshots_.size()) - 1; seg >= 0; --seg) {
     const auto& snap = segment_snapshots_[static_cast<std::size_t>(seg)];
-    const std::int64_t t0 = snap.t, t1 = std::min<std::int64_t>(T_, t0 + C_);
+    const std::int64_t t0 = snap.t, t1 = std::min<std::int64_t>(W_ + T_, t0 + C_);
     auto tr0 = clock::now();
     const bool recorded = last_segment_recorded_ && seg + 1 == static_cast<std::int64_t>(segment_snapshots_.size());
     if (!recorded) {
@@ -176,7 +193,7 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
   const int slot_gu = static_cast<int>(t % D);
   using SA = device::SpikeAdjointFunctor<Real, Acc, ExecSpace>;
   Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Teams::policy(space_, N_, B_),
-                       SA{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, T_, N_, D, B_});
+                       SA{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D, B_});
   device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{sim_->constants(),        adj_,    rec_, bp_,
                                                         static_cast<int>(t - t0), slot_gu, B_,   R_};
   device::neuron_adjoint(space_, na, N_);
