@@ -3,6 +3,7 @@
 
   test_gradient_oracle.py --bin build/dpointnet [--neurons 300] [--steps 50] [--batch 4] [--precision float64]
                           [--updates K] [--clip C] [--warmup-ms W] [--accumulate K]
+                          [--rate-distribution squared|huber]
 
 Generates a network with `dpointnet generate`, trains recurrent, LGN and background weights with
 TargetFiringRate + VoltageRegularization + WeightRegularization, and compares one batch: the loss (relative
@@ -40,6 +41,24 @@ def rel_l2(a, b):
     return float(np.linalg.norm(a - b) / den)
 
 
+def write_observed_rates(net, path):
+    """Observed rates for every node type of the generated network: 25 to 60 log-normal draws per type (fixed
+    seed), as a space-separated table node_type_id rate_hz."""
+    types = set()
+    for root, _, files in os.walk(net):
+        for name in files:
+            if name.endswith("nodes.h5"):
+                with h5py.File(os.path.join(root, name), "r") as f:
+                    for pop in f["nodes"]:
+                        types.update(int(t) for t in f["nodes"][pop]["node_type_id"][()])
+    rng = np.random.default_rng(11)
+    with open(path, "w") as f:
+        f.write("node_type_id rate_hz\n")
+        for t in sorted(types):
+            for r in rng.lognormal(np.log(8.0), 0.8, size=int(rng.integers(25, 61))):
+                f.write(f"{t} {r:.6f}\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -55,6 +74,8 @@ def main():
     ap.add_argument("--clip", type=float, default=0.0, help="optimizer.clip_global_norm (0: off)")
     ap.add_argument("--warmup-ms", type=float, default=0.0, help="train.warmup_ms (0: none)")
     ap.add_argument("--accumulate", type=int, default=1, help="train.accumulate (micro-batches of --batch)")
+    ap.add_argument("--rate-distribution", choices=["squared", "huber"], default=None,
+                    help="also a RateDistribution loss with this penalty (observed rates written by this script)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_grad_")
     passed = failed = 0
@@ -85,6 +106,11 @@ def main():
             cfg["train"]["warmup_ms"] = args.warmup_ms
         if args.accumulate != 1:
             cfg["train"]["accumulate"] = args.accumulate
+        if args.rate_distribution:
+            target = os.path.join(tmp, "observed_rates.csv")
+            write_observed_rates(net, target)
+            cfg["train"]["losses"].append({"type": "RateDistribution", "cost": 0.5, "target_file": target,
+                                           "penalty": args.rate_distribution, "delta": 4.0})
         cpath = os.path.join(tmp, "train.json")
         with open(cpath, "w") as f:
             json.dump(cfg, f, indent=1)

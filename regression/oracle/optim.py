@@ -20,6 +20,20 @@ def compute_losses(specs, z, v, dt, wsurf, w0surf, trainable, surface_names):
                 rate = z.sum(1) / T
             target = torch.as_tensor(L['target_vec'])
             val = cost * ((rate - target) ** 2).mean()
+        elif ty == 'RateDistribution':
+            # pooled over the whole batch and the window: per node type, the sorted rates (torch's stable sort,
+            # differentiated by autograd) against the observed quantiles at (k + 0.5) / n
+            rate = 1000.0 * z.sum((0, 1)) / (z.shape[0] * T * dt)
+            val = torch.zeros((), dtype=DTYPE)
+            for idx, q in L['groups']:
+                d = torch.sort(rate[torch.as_tensor(idx)], stable=True).values - torch.as_tensor(q)
+                if L['penalty'] == 'huber':
+                    a, delta = torch.abs(d), L['delta']
+                    pen = torch.where(a <= delta, 0.5 * d * d, delta * (a - 0.5 * delta))
+                else:
+                    pen = d * d
+                val = val + pen.mean()
+            val = cost * val
         elif ty == 'VoltageRegularization':
             if L['mode'] == 'range':
                 val = cost * (torch.relu(torch.abs(v - 0.5) - 0.5) ** 2).mean()

@@ -4,7 +4,23 @@ import numpy as np
 from .autograd_ops import TrainError
 
 
-LOSS_TYPES = ('TargetFiringRate', 'VoltageRegularization', 'WeightRegularization')
+LOSS_TYPES = ('TargetFiringRate', 'VoltageRegularization', 'WeightRegularization', 'RateDistribution')
+
+
+def read_observed_rates(path):
+    """{node_type_id: sorted rates (Hz)} from a whitespace table (node_type_id rate_hz) or an HDF5 file."""
+    if path.endswith('.h5') or path.endswith('.hdf5'):
+        import h5py
+        with h5py.File(path, 'r') as f:
+            ids, hz = np.asarray(f['node_type_id'][()], np.int64), np.asarray(f['rate_hz'][()], np.float64)
+    else:
+        with open(path) as f:
+            rows = [ln.split() for ln in f if ln.strip()]
+        head = rows[0]
+        ci, cr = head.index('node_type_id'), head.index('rate_hz')
+        ids = np.array([int(r[ci]) for r in rows[1:]], np.int64)
+        hz = np.array([float(r[cr]) for r in rows[1:]], np.float64)
+    return {int(t): np.sort(hz[ids == t]) for t in np.unique(ids)}
 
 
 class TrainConfig:
@@ -59,6 +75,15 @@ class TrainConfig:
                     spec['target_vec'] = np.full(model.N, float(L['target']))
                 else:
                     raise TrainError('train.losses[%d]: TargetFiringRate needs target or target_by_node_type' % i)
+            elif ty == 'RateDistribution':
+                obs = read_observed_rates(L['target_file'])
+                spec['penalty'] = L.get('penalty', 'squared')
+                spec['delta'] = float(L.get('delta', 1.0))
+                spec['groups'] = []
+                for t in np.unique(model.node_type_id):
+                    idx = np.nonzero(model.node_type_id == t)[0]
+                    p = (np.arange(len(idx)) + 0.5) / len(idx)
+                    spec['groups'].append((idx, np.quantile(obs[int(t)], p, method='linear')))
             elif ty == 'VoltageRegularization':
                 mode = L.get('mode', 'range')
                 if mode not in ('range', 'threshold'):

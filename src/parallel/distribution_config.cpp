@@ -60,11 +60,7 @@ DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const 
                        "sample-parallel runs train; simulate (inference) is refused under a distribution mode");
     if (cfg.double_precision)
       throw InputError(f, "run", "precision", "distributed training is FP32 only (run.precision \"float32\")");
-    if (tc)
-      for (const auto& l : tc->losses)
-        if (!l.sample_separable)
-          throw InputError(f, "train.losses", l.name,
-                           "is not sample-separable (a batch statistic) and is refused under a distribution mode");
+    // pooled (not sample-separable) losses are exact too: the replica set reduces their spike counts first
   }
   return d;
 }

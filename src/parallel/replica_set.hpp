@@ -36,14 +36,29 @@ class ReplicaSet {
   ReplicaContext& context() { return ctx_; }
 
   // Gradients of update `update` (0-based) on every replica, averaged over the job; metrics are job means.
+  // Pooled losses (RateDistribution) first get the spike counts of the whole global batch: every replica's
+  // forward passes, summed over the local replicas and reduced over the job (one allreduce of N doubles).
   StepMetrics compute(std::int64_t update) {
     std::vector<StepMetrics> ms;
+    const bool pooled = distributed_ && reps_[0]->has_pooled_loss();
+    std::vector<double> counts;
+    if (pooled) {
+      for (int r = 0; r < local_; ++r) {
+        const auto c =
+            reps_[static_cast<std::size_t>(r)]->pooled_counts(schedule_.first_sample(update, replica_index(r)));
+        if (counts.empty()) counts.assign(c.size(), 0.0);
+        for (std::size_t i = 0; i < c.size(); ++i) counts[i] += c[i];
+      }
+      ctx_.allreduce_sum(counts.data(), counts.size());
+    }
     for (int r = 0; r < local_; ++r) {
       const std::int64_t first = schedule_.first_sample(update, replica_index(r));
       if (distributed_)
         log::get()->info("rank {} replica {}: update {} samples [{}, {})", ctx_.rank(), r, update + 1, first,
                          first + static_cast<std::int64_t>(schedule_.batch) * schedule_.accumulate);
-      ms.push_back(reps_[static_cast<std::size_t>(r)]->compute_gradient(first));
+      auto& t = *reps_[static_cast<std::size_t>(r)];
+      ms.push_back(pooled ? t.compute_gradient(first, counts, static_cast<double>(schedule_.global_batch()))
+                          : t.compute_gradient(first));
     }
     if (!distributed_) return ms[0];
     const std::size_t n = reps_[0]->packed_size();

@@ -1,5 +1,7 @@
 #include "train/losses.hpp"
 
+#include "train/rate_distribution.hpp"
+
 namespace dpointnet {
 
 namespace {
@@ -76,6 +78,9 @@ std::vector<std::unique_ptr<Loss>> make_losses(const TrainConfig& tc, const Netw
         break;
       case LossKind::WeightRegularization:
         out.push_back(std::make_unique<WeightRegularizationLoss>(l));
+        break;
+      case LossKind::RateDistribution:
+        out.push_back(make_rate_distribution_loss(l, net));
         break;
     }
   }

@@ -22,15 +22,35 @@ struct LossInputs {
   std::int64_t n_trainable = 0;                       // trainable edges over all surfaces
 };
 
+// What a pooled (not sample-separable) loss sees: the spike counts per neuron summed over every sample of the
+// update (all micro-batches and all replicas) and the window, and how many samples that is.
+struct PooledCounts {
+  const double* counts = nullptr;  // [N]
+  double samples = 0;
+  std::int64_t N = 0, T = 0;
+  double dt = 1.0;
+};
+
 class Loss {
  public:
   explicit Loss(const LossSpec& spec) : spec_(spec) {}
   virtual ~Loss() = default;
   const LossSpec& spec() const { return spec_; }
+  bool pooled() const { return !spec_.sample_separable; }
+  // Per-sample losses: the mean over the batch's samples.
   virtual double value(const LossInputs& in) const = 0;
   // Adds dL/dcount(b, i) into rate_grad ([B][N]); losses that do not read counts add nothing.
   virtual void add_count_gradient(const LossInputs& in, std::vector<double>& rate_grad) const {
     (void)in, (void)rate_grad;
+  }
+  // Pooled losses: the value of the whole update, and dL/dcount(b, i), the same for every sample b of a
+  // micro-batch of B, added into rate_grad ([B][N]).
+  virtual double pooled_value(const PooledCounts& pc) const {
+    (void)pc;
+    return 0.0;
+  }
+  virtual void add_pooled_gradient(const PooledCounts& pc, int B, std::vector<double>& rate_grad) const {
+    (void)pc, (void)B, (void)rate_grad;
   }
 
  protected:

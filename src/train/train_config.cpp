@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "train/rate_distribution.hpp"
 #include "util/error.hpp"
 #include "util/json_reader.hpp"
 
@@ -121,11 +122,14 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
     } else if (type == "WeightRegularization") {
       s.kind = LossKind::WeightRegularization;
       JsonReader(f, sec).reject_unknown(l, {"type", "cost"});
+    } else if (type == "RateDistribution") {
+      s.kind = LossKind::RateDistribution;
+      parse_rate_distribution(l, f, sec, net, s);
     } else {
       throw InputError(f, sec, "type",
                        "\"" + type +
                            "\" is not a known loss (TargetFiringRate, VoltageRegularization, "
-                           "WeightRegularization)");
+                           "WeightRegularization, RateDistribution)");
     }
     if (!l.contains("cost")) throw InputError(f, sec, "cost", "is required");
     s.cost = rl.number(l, "cost", 1.0, JsonReader::Range::NonNegative);

@@ -11,7 +11,7 @@
 namespace dpointnet {
 
 enum class SurrogateKind { Triangle, Gauss };
-enum class LossKind { TargetFiringRate, VoltageRegularization, WeightRegularization };
+enum class LossKind { TargetFiringRate, VoltageRegularization, WeightRegularization, RateDistribution };
 
 struct LossSpec {
   LossKind kind = LossKind::TargetFiringRate;
@@ -23,8 +23,13 @@ struct LossSpec {
   bool per_step = false;                          // unit "spikes_per_step"
   // VoltageRegularization
   bool threshold_mode = false;  // mode "threshold" (else "range")
-  // Whether the loss is a mean of per-sample terms (all current losses are); a batch-statistic loss would set
-  // this to false and be refused under any distribution mode.
+  // RateDistribution: observed rates (Hz) per node_type_id, sorted; penalty squared, or Huber with delta
+  std::string target_file;
+  std::map<std::int64_t, std::vector<double>> observed;
+  bool huber = false;
+  double delta = 1.0;
+  // Whether the loss is a mean of per-sample terms; RateDistribution is not (it pools the counts of all the
+  // update's samples, reduced over replicas and micro-batches before it is evaluated).
   bool sample_separable = true;
 };
 

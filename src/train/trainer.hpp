@@ -48,8 +48,15 @@ class Trainer {
           const SimulationConfig& cfg, const TrainConfig& tc, int batch_size);
   ~Trainer();
 
-  // Loss and gradients of one batch (global sample indices first_sample .. first_sample + B - 1).
+  // Loss and gradients of one update on this trainer's samples first_sample .. first_sample + K B - 1 (K =
+  // train.accumulate micro-batches of B). Pooled losses (RateDistribution) see only these samples.
   StepMetrics compute_gradient(std::int64_t first_sample);
+  // With pooled losses over several replicas: spike counts per neuron summed over this trainer's samples (its
+  // forward passes; the last one is reused by compute_gradient), then the gradient from the counts summed over
+  // every replica (`pooled_samples` samples in all).
+  bool has_pooled_loss() const;
+  std::vector<double> pooled_counts(std::int64_t first_sample);
+  StepMetrics compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled, double pooled_samples);
   // Clipping (optional), Adam, sign constraint on the trainable surfaces.
   void apply_update();
   // compute_gradient + apply_update for update number `adam_step_` + 1, on its samples (serial schedule).
@@ -107,6 +114,7 @@ class Trainer {
   double last_grad_norm_ = 0;
   double t_recompute_ = 0, t_backward_ = 0, t_update_ = 0;
   bool last_segment_recorded_ = false;  // the forward pass left the last segment's records in rec_
+  std::int64_t cached_forward_ = -1;    // first sample of a forward pass still valid for the backward pass
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> terminal_v_;
   Kokkos::View<float*, MemSpace> packed_;
   typename Kokkos::View<float*, MemSpace>::HostMirror packed_host_;

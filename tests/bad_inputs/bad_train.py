@@ -154,6 +154,22 @@ def m_trainable(key, value):
     return f
 
 
+def m_rate_distribution(rows=None, **keys):
+    """Adds a RateDistribution loss; rows: the observed-rates table written next to the config (None: no file)."""
+    def f(s):
+        path = os.path.join(s.root, "observed_rates.csv")
+        if rows is not None:
+            with open(path, "w") as out:
+                out.write(rows)
+        loss = {"type": "RateDistribution", "cost": 1.0, "target_file": path}
+        loss.update(keys)
+        s.train["losses"].append(loss)
+    return f
+
+
+ALL_TYPES = "node_type_id rate_hz\n" + "".join(f"{t} 5.0\n" for t in range(1000))
+
+
 def m_surrogate_type(s):
     s.train["surrogate"] = {"type": "sigmoid", "dampening_factor": 0.3}
 
@@ -198,6 +214,16 @@ case("beta1_ge_1", m_optimizer("beta1", 1.0), ["beta1"], ["< 1"], ["train.optimi
 case("unknown_surrogate", m_surrogate_type, ["type"], ["not supported"], ["train.surrogate"])
 case("unknown_train_key", m_train("learning_rate", 0.01), ["learning_rate"], ["not a known key"], ["train"])
 case("steps_zero", m_train("steps", 0), ["steps"], [">= 1"], ["train"])
+case("rate_distribution_missing_file", m_rate_distribution(None), ["target_file"], ["does not exist"],
+     ["train.losses[1]"])
+case("rate_distribution_missing_type", m_rate_distribution("node_type_id rate_hz\n999999 5.0\n"), ["target_file"],
+     ["no observed rates of node type"], ["train.losses[1]"])
+case("rate_distribution_missing_column", m_rate_distribution("node_type_id rate\n1 5.0\n"), ["rate_hz"],
+     ["column is missing"], [], files=("observed_rates.csv",))
+case("rate_distribution_negative_rate", m_rate_distribution("node_type_id rate_hz\n1 -5.0\n"), ["rate_hz"],
+     [">= 0"], [], files=("observed_rates.csv",))
+case("rate_distribution_unknown_penalty", m_rate_distribution(ALL_TYPES, penalty="cubic"), ["penalty"],
+     ["not supported"], ["train.losses[1]"])
 case("checkpoint_interval_zero", m_train("checkpoint_interval", 0), ["checkpoint_interval"], [">= 1"], ["train"])
 case("accumulate_zero", m_train("accumulate", 0), ["accumulate"], [">= 1"], ["train"])
 case("accumulate_not_integer", m_train("accumulate", 1.5), ["accumulate"], ["integer"], ["train"])

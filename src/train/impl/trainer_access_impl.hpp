@@ -103,6 +103,7 @@ std::vector<double> Trainer<Real, ExecSpace>::get(int si, Field f) const {
 
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::set(int si, Field f, const std::vector<double>& values) {
+  cached_forward_ = -1;  // a forward pass at other weights is no longer valid
   auto& s = surfaces_[static_cast<std::size_t>(si)];
   switch (f) {
     case Field::Weight:

@@ -232,9 +232,48 @@ double Trainer<Real, ExecSpace>::weight_regularizer() {
 }
 
 template <class Real, class ExecSpace>
+bool Trainer<Real, ExecSpace>::has_pooled_loss() const {
+  for (const auto& l : losses_)
+    if (l->pooled()) return true;
+  return false;
+}
+
+template <class Real, class ExecSpace>
+std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_sample) {
+  std::vector<double> sum(static_cast<std::size_t>(N_), 0.0);
+  for (int k = 0; k < tc_.accumulate; ++k) {
+    const std::int64_t first = first_sample + static_cast<std::int64_t>(k) * B_;
+    sim_->set_sample_offset(first);
+    forward_with_snapshots();
+    auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts_);
+    for (int b = 0; b < B_; ++b)
+      for (std::int64_t i = 0; i < N_; ++i) sum[static_cast<std::size_t>(i)] += hc(b, i);
+    cached_forward_ = first;
+  }
+  return sum;
+}
+
+template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample) {
+  if (!has_pooled_loss()) return compute_gradient(first_sample, {}, 0.0);
+  const std::vector<double> pooled = pooled_counts(first_sample);
+  return compute_gradient(first_sample, pooled, static_cast<double>(B_) * tc_.accumulate);
+}
+
+template <class Real, class ExecSpace>
+StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled,
+                                                       double pooled_samples) {
   const auto start = std::chrono::steady_clock::now();
   const int K = tc_.accumulate;
+  const bool pool = has_pooled_loss();
+  if (pool && (pooled.size() != static_cast<std::size_t>(N_) || pooled_samples <= 0))
+    throw std::logic_error("pooled losses need the pooled spike counts of every neuron");
+  PooledCounts pc;
+  pc.counts = pooled.data();
+  pc.samples = pooled_samples;
+  pc.N = N_;
+  pc.T = T_;
+  pc.dt = bp_.dt;
   for (auto& s : surfaces_)
     if (s.trainable) device::fill(space_, s.grad, 0.0);
   StepMetrics m;
@@ -246,11 +285,17 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   in.T = T_;
   in.dt = bp_.dt;
   in.n_trainable = n_trainable_;
-  // micro-batch k: samples first_sample + k B .. + B - 1; its gradient is added to the surfaces' sums
-  for (int k = 0; k < K; ++k) {
+  // micro-batch k: samples first_sample + k B .. + B - 1; its gradient is added to the surfaces' sums. With
+  // pooled losses the micro-batches run last to first, so that the last forward pass of pooled_counts is reused.
+  for (int q = 0; q < K; ++q) {
+    const int k = pool ? K - 1 - q : q;
     const auto t0 = std::chrono::steady_clock::now();
-    sim_->set_sample_offset(first_sample + static_cast<std::int64_t>(k) * B_);
-    forward_with_snapshots();
+    const std::int64_t first = first_sample + static_cast<std::int64_t>(k) * B_;
+    if (cached_forward_ != first) {
+      sim_->set_sample_offset(first);
+      forward_with_snapshots();
+    }
+    cached_forward_ = -1;
     Kokkos::fence();
     m.t_forward += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // count losses on the host (B x N values)
@@ -264,6 +309,14 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     m.rate_hz += total_spikes * 1000.0 / (BN * static_cast<double>(T_) * bp_.dt);
     std::vector<double> rate_grad(static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_), 0.0);
     for (const auto& l : losses_) l->add_count_gradient(in, rate_grad);
+    if (pool) {
+      // dL/dcount of each sample, times (pooled samples / B): the gradients are averaged over the K micro-batches
+      // here and over the replicas by the parallel layer, which a pooled loss must not be
+      std::vector<double> pg(rate_grad.size(), 0.0);
+      for (const auto& l : losses_) l->add_pooled_gradient(pc, B_, pg);
+      const double f = pooled_samples / static_cast<double>(B_);
+      for (std::size_t q2 = 0; q2 < pg.size(); ++q2) rate_grad[q2] += f * pg[q2];
+    }
     auto hg = Kokkos::create_mirror_view(adj_.rate_grad);
     for (int b = 0; b < B_; ++b)
       for (std::int64_t i = 0; i < N_; ++i)
@@ -286,7 +339,9 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   m.loss = 0;
   for (std::size_t q = 0; q < losses_.size(); ++q) {
     const bool weights = losses_[q]->spec().kind == LossKind::WeightRegularization;
-    m.loss_terms.push_back(weights ? losses_[q]->value(in) : data_terms[q] / K);
+    m.loss_terms.push_back(weights                ? losses_[q]->value(in)
+                           : losses_[q]->pooled() ? losses_[q]->pooled_value(pc)
+                                                  : data_terms[q] / K);
     m.loss += m.loss_terms.back();
   }
   double norm2 = 0;
@@ -309,6 +364,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::apply_update() {
   const auto start = std::chrono::steady_clock::now();
+  cached_forward_ = -1;
   ++adam_step_;
   const double k = static_cast<double>(adam_step_);
   const double scale = (tc_.clip_global_norm > 0 && last_grad_norm_ > tc_.clip_global_norm)
