@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Training curves of a `dpointnet train` output directory, as one PNG (Debian's matplotlib).
 
-  plot_training.py OUTPUT_DIR [--out PNG] [--spikes FILE] [--title TEXT]
+  plot_training.py OUTPUT_DIR [--out PNG] [--spikes FILE] [--title TEXT] [--rates-out PNG]
 
 Reads OUTPUT_DIR/metrics.csv (columns step, loss, one column per loss term, rate_hz, grad_norm, samples_per_s,
 seconds) and draws, against the update step:
@@ -14,6 +14,14 @@ Steps that have a checkpoint in OUTPUT_DIR/checkpoints/ are marked with faint ve
 If a spike file of a simulation of the trained network is given with --spikes, or if OUTPUT_DIR holds
 spikes.h5 (or spikes_sample0.h5), a raster panel of it is added (BMTK layout, /spikes/<pop>/{timestamps,
 node_ids}). The default PNG is OUTPUT_DIR/training.png.
+
+If OUTPUT_DIR holds rates.h5 (written by the trainer at the end of a run: /node_type_id [N], /rates_hz/first
+and /rates_hz/last [N] with attributes first_update and last_update on /rates_hz, optional
+/observed/<node_type_id> and /target_hz), a second PNG (default OUTPUT_DIR/rate_distributions.png, --rates-out)
+shows one panel per node type: each neuron's rate (Hz) sorted against its rank quantile (k + 0.5)/n, for the
+first and the last update, with the target: the observed distribution's quantiles at the same positions when
+/observed/<id> is present (RateDistribution loss), else the type's mean /target_hz (TargetFiringRate loss in Hz).
+A malformed rates.h5 is an error. The path of every PNG written is printed.
 """
 import argparse
 import csv
@@ -88,6 +96,85 @@ def read_spikes(path):
     return out
 
 
+def read_rates(path):
+    """The per-neuron rates of rates.h5 (see the module docstring), checked; a malformed file is an error."""
+    def bad(what):
+        raise SystemExit(f"plot_training.py: {path}: {what}")
+
+    def dataset(f, name):
+        if name not in f or not isinstance(f[name], h5py.Dataset):
+            bad(f"missing dataset {name}")
+        v = np.asarray(f[name][()])
+        if v.ndim != 1:
+            bad(f"dataset {name} is not one-dimensional (shape {v.shape})")
+        return v
+
+    with h5py.File(path, "r") as f:
+        ids = dataset(f, "/node_type_id").astype(np.int64)
+        r = {"ids": ids, "observed": {}, "target": None}
+        names = ["/rates_hz/first", "/rates_hz/last"] + (["/target_hz"] if "target_hz" in f else [])
+        for name in names:
+            v = dataset(f, name).astype(np.float64)
+            if v.size != ids.size:
+                bad(f"dataset {name} has {v.size} values, /node_type_id has {ids.size}")
+            r[name.rsplit("/", 1)[1].replace("_hz", "")] = v
+        for k in ("first_update", "last_update"):
+            if k not in f["rates_hz"].attrs:
+                bad(f"missing attribute {k} on /rates_hz")
+            r[k] = int(f["rates_hz"].attrs[k])
+        if "observed" in f:
+            for name in f["observed"]:
+                if not re.fullmatch(r"-?\d+", name):
+                    bad(f"/observed/{name} is not named by a node_type_id")
+                v = dataset(f, f"/observed/{name}").astype(np.float64)
+                if v.size == 0:
+                    bad(f"dataset /observed/{name} is empty")
+                r["observed"][int(name)] = np.sort(v)
+    return r
+
+
+def plot_rates(r, out, title):
+    """One panel per node type: sorted rates of the first and last update against rank quantile, and the target."""
+    types = np.unique(r["ids"])
+    if types.size == 0:
+        raise SystemExit("plot_training.py: rates.h5 has no neurons")
+    ncol = min(4, types.size)
+    nrow = math.ceil(types.size / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.4 * ncol, 2.8 * nrow + 0.7), squeeze=False)
+    flat = axes.ravel()
+    for i, t in enumerate(types):
+        ax = flat[i]
+        sel = r["ids"] == t
+        n = int(sel.sum())
+        p = (np.arange(n) + 0.5) / n
+        mk = "." if n <= 60 else None
+        ax.plot(p, np.sort(r["first"][sel]), color="tab:blue", marker=mk, label=f"update {r['first_update']}")
+        ax.plot(p, np.sort(r["last"][sel]), color="tab:orange", marker=mk, label=f"update {r['last_update']}")
+        if int(t) in r["observed"]:
+            ax.plot(p, np.quantile(r["observed"][int(t)], p, method="linear"), color="tab:red", ls="--",
+                    label="observed (target)")
+        elif r["target"] is not None and np.any(np.isfinite(r["target"][sel])):
+            tgt = float(np.nanmean(r["target"][sel]))
+            ax.axhline(tgt, color="tab:red", ls="--", lw=1, label=f"target {tgt:.3g} Hz")
+        ax.set_title(f"node type {int(t)} ({n} neurons)", fontsize=9)
+        ax.set_xlim(0, 1)
+        ax.grid(True, alpha=0.3)
+        if i % ncol == 0:
+            ax.set_ylabel("rate (Hz)")
+        if i >= types.size - ncol:
+            ax.set_xlabel("rank quantile")
+        if i == 0:
+            ax.legend(loc="best", fontsize=7)
+    for ax in flat[types.size:]:
+        ax.set_visible(False)
+    fig.suptitle(title + f"\nsorted firing rates per node type, update {r['first_update']} and {r['last_update']}",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    print(f"wrote {out} ({types.size} node-type panels)")
+
+
 def positive(y):
     y = np.asarray(y, dtype=float).copy()
     y[~(y > 0)] = np.nan
@@ -100,6 +187,8 @@ def main():
     ap.add_argument("--out", help="PNG to write (default OUTPUT_DIR/training.png)")
     ap.add_argument("--spikes", help="spike file of a simulation of the trained network (raster panel)")
     ap.add_argument("--title", help="figure title (default: the output directory)")
+    ap.add_argument("--rates-out", help="rate-distribution PNG when OUTPUT_DIR/rates.h5 exists "
+                    "(default OUTPUT_DIR/rate_distributions.png)")
     a = ap.parse_args()
 
     metrics = os.path.join(a.output_dir, "metrics.csv")
@@ -120,6 +209,8 @@ def main():
                 spikes_path = p
                 break
     spikes = read_spikes(spikes_path) if spikes_path else None
+    rates_path = os.path.join(a.output_dir, "rates.h5")
+    rates = read_rates(rates_path) if os.path.isfile(rates_path) else None
 
     n_panels = 3 + (1 if spikes is not None else 0)
     ratios = [3, 2, 2] + ([3] if spikes is not None else [])
@@ -200,7 +291,11 @@ def main():
     fig.tight_layout()
     out = a.out or os.path.join(a.output_dir, "training.png")
     fig.savefig(out, dpi=110)
+    plt.close(fig)
     print(f"wrote {out}")
+    if rates is not None:
+        plot_rates(rates, a.rates_out or os.path.join(a.output_dir, "rate_distributions.png"),
+                   a.title or os.path.abspath(a.output_dir))
     return 0
 
 

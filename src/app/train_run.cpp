@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "app/gradient_check.hpp"
+#include "app/rate_record.hpp"
 #include "config/simulation_config.hpp"
 #include "inputs/input_schedule.hpp"
 #include "network/edge_export.hpp"
@@ -100,6 +101,14 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
     }
     ctx.barrier();
   };
+  // per-neuron rates of this run's first and last update, for the plots (collective: every rank at the same update)
+  std::vector<double> rates_first;
+  std::int64_t rates_first_update = 0;
+  auto save_rates = [&]() {
+    const auto last = global_rates_hz(rs, cfg);
+    if (chief && !rates_first.empty())
+      write_rates_file((out / "rates.h5").string(), net, tc, rates_first, last, rates_first_update, tr.adam_step());
+  };
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t first = tr.adam_step();
   int done_here = 0;
@@ -112,6 +121,10 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m.samples_per_s = static_cast<double>(rs.schedule().global_batch()) / std::max(m.seconds, 1e-12);
     ++done_here;
+    if (done_here == 1) {
+      rates_first = global_rates_hz(rs, cfg);
+      rates_first_update = m.step;
+    }
     if (chief) metrics->append(m);
     if (chief && cmd.progress && (m.step % tc.log_every == 0 || m.step == tc.steps)) {
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -121,11 +134,13 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
     }
     if (tc.save_checkpoint_every > 0 && m.step % tc.save_checkpoint_every == 0 && m.step != tc.steps) save("interval");
     if (cmd.stop_after > 0 && done_here >= cmd.stop_after) {
+      save_rates();
       save("stop requested");
       if (chief) lg->warn("stopping after {} updates as requested (--stop-after); resume with --resume", done_here);
       return 0;
     }
   }
+  if (done_here > 0) save_rates();
   save("final");
   if (chief) export_edges(net, cfg, weights_pA(tr, net), (out / "network").string());
   ctx.barrier();

@@ -73,6 +73,8 @@ class Trainer {
   // Checks: per sample b, the terminal v' of every neuron then its spike count, of the last forward pass
   // ([B][2N] flattened); and the number of trainable weights on the wrong side of their initial sign.
   std::vector<double> terminal_state() const;
+  // Spikes per neuron summed over this trainer's samples (all micro-batches) and window of the last update.
+  const std::vector<double>& update_spike_counts() const { return update_counts_; }
   std::int64_t sign_violations() const;
 
   std::int64_t adam_step() const { return adam_step_; }
@@ -115,6 +117,7 @@ class Trainer {
   double t_recompute_ = 0, t_backward_ = 0, t_update_ = 0;
   bool last_segment_recorded_ = false;  // the forward pass left the last segment's records in rec_
   std::int64_t cached_forward_ = -1;    // first sample of a forward pass still valid for the backward pass
+  std::vector<double> update_counts_;   // spikes per neuron of the last update (host)
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> terminal_v_;
   Kokkos::View<float*, MemSpace> packed_;
   typename Kokkos::View<float*, MemSpace>::HostMirror packed_host_;

@@ -1,0 +1,41 @@
+#include "app/rate_record.hpp"
+
+#include <filesystem>
+
+#include "io/hdf5_file.hpp"
+
+namespace dpointnet {
+
+void write_rates_file(const std::string& path, const Network& net, const TrainConfig& tc,
+                      const std::vector<double>& first, const std::vector<double>& last, std::int64_t first_update,
+                      std::int64_t last_update) {
+  std::vector<std::int64_t> type(static_cast<std::size_t>(net.n_neurons));
+  for (std::int64_t i = 0; i < net.n_neurons; ++i) {
+    const auto& pop = net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
+    type[static_cast<std::size_t>(i)] = pop.node_type_ids[static_cast<std::size_t>(i - pop.offset)];
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    auto f = h5::File::create(tmp, true);
+    f.write_int64("/node_type_id", type);
+    f.write_double("/rates_hz/first", first);
+    f.write_double("/rates_hz/last", last);
+    f.write_attr_uint32("/rates_hz", "first_update", {static_cast<std::uint32_t>(first_update)});
+    f.write_attr_uint32("/rates_hz", "last_update", {static_cast<std::uint32_t>(last_update)});
+    for (const auto& l : tc.losses) {
+      if (l.kind == LossKind::RateDistribution && !f.exists("/observed")) {
+        for (const auto& [id, rates] : l.observed) f.write_double("/observed/" + std::to_string(id), rates);
+      } else if (l.kind == LossKind::TargetFiringRate && !l.per_step && !f.exists("/target_hz")) {
+        std::vector<double> t(type.size(), l.target);
+        for (std::size_t i = 0; i < t.size(); ++i) {
+          const auto it = l.target_by_type.find(type[i]);
+          if (it != l.target_by_type.end()) t[i] = it->second;
+        }
+        f.write_double("/target_hz", t);
+      }
+    }
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace dpointnet
