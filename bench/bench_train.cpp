@@ -101,8 +101,8 @@ int run(int argc, char** argv) {
     std::ofstream(cpath) << c.dump(1);
     SimulationConfig cfg = SimulationConfig::load(cpath);
     Network net = build_network(cfg);
-    auto inputs = prepare_inputs(cfg, net, cfg.n_steps);
     TrainConfig tc = TrainConfig::parse(cfg, net);
+    auto inputs = prepare_inputs(cfg, net, tc.total_steps(cfg));
     auto run = [&](auto tag) {
       using Real = decltype(tag);
       Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, batch);

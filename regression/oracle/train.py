@@ -6,10 +6,13 @@ gradient are in autograd_ops.py; losses and Adam in optim.py; the "train" sectio
 This module holds the Trainer and re-exports those names. Trainable variables are the normalized
 weights (weight_pA / vs of the target), one tensor per surface ("recurrent" and one per virtual population).
 """
+import copy
+
 import numpy as np
 import torch
 
 from .config import RunParams, ConfigError                                           # noqa: F401
+from .inputs import build_inputs
 from .model import load_model
 from .autograd_ops import DTYPE, TrainError, SpikeFunction, surrogate_spike, ScaleGrad, scale_grad, EdgeDrive
 from .torch_model import TorchModel
@@ -30,6 +33,12 @@ class Trainer:
         warmup = int(round(float((conf.get('train') or {}).get('warmup_ms', 0.0)) / self.run.dt))
         self.run.n_steps = warmup + window
         self.net, self.inputs, self.run = load_model(conf, self.run)
+        # stimulus conditions (train.conditions): the inputs with each condition's overrides applied
+        self.condition_inputs = []
+        for c in (conf.get('train') or {}).get('conditions') or []:
+            cc = copy.deepcopy(conf)
+            cc['inputs'].update(copy.deepcopy(c))
+            self.condition_inputs.append(build_inputs(cc, self.net, self.run))
         self.run.n_steps = window
         self.model = TorchModel(self.net)
         self.tc = TrainConfig(conf.get('train'), self.model)
@@ -43,10 +52,10 @@ class Trainer:
         self.adam = Adam(self.tc.lr, self.tc.beta1, self.tc.beta2, self.tc.epsilon)
         self.update = 0
 
-    def input_counts(self, samples):
+    def input_counts(self, samples, inputs=None):
         """x[b, k, j] exactly as the forward oracle builds it (sum over sources of a population)."""
         x = np.zeros((len(samples), self.W + self.T, self.net.J))
-        for src in self.inputs:
+        for src in (self.inputs if inputs is None else inputs):
             c = src.counts(samples, 0, self.W + self.T)
             x[:, :, src.virt_offset:src.virt_offset + c.shape[2]] += c
         return torch.as_tensor(x)
@@ -56,7 +65,14 @@ class Trainer:
         m, tc = self.model, self.tc
         wt = {s: torch.tensor(self.w[s], dtype=DTYPE, requires_grad=tc.trainable[s]) for s in m.surface_names}
         w0t = {s: torch.as_tensor(self.w0[s]) for s in m.surface_names}
-        x = self.input_counts(np.asarray(samples, dtype=np.int64))
+        samples = np.asarray(samples, dtype=np.int64)
+        if self.condition_inputs:
+            # micro-batch m of B samples runs condition m // accumulate: build each block with its inputs
+            A = self.tc.accumulate
+            x = torch.cat([self.input_counts(samples[m * self.B:(m + 1) * self.B], self.condition_inputs[m // A])
+                           for m in range(len(samples) // self.B)], dim=0)
+        else:
+            x = self.input_counts(samples)
         out = m.forward(wt, x, self.spike_fn, self.vdamp, self.rdamp, warmup=self.W)
         total, terms, rate = compute_losses(tc.losses, out['z'], out['v'], self.dt, wt, w0t,
                                             tc.trainable, m.surface_names)
@@ -73,7 +89,8 @@ class Trainer:
     def step(self):
         """One update on samples update*G .. update*G+G-1, G = accumulate x B (gradient accumulation is the mean over
         all G samples, i.e. one batch of G). Returns the loss/grad record (grads before clipping)."""
-        k, G = self.update, self.tc.accumulate * self.B
+        k = self.update
+        G = self.tc.accumulate * max(1, len(self.condition_inputs)) * self.B
         samples = np.arange(k * G, (k + 1) * G, dtype=np.int64)
         res = self.loss_and_grad(samples)
         grads, norm = clip_by_global_norm(res['grads'], self.tc.clip_global_norm)

@@ -6,8 +6,8 @@
 namespace dpointnet {
 
 template <class Real>
-void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const SimulationConfig& cfg, const TrainConfig& tc,
-                        const std::string& out, int updates) {
+void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const SimulationConfig& /*cfg*/,
+                        const TrainConfig& tc, const std::string& out, int updates) {
   using F = typename Trainer<Real>::Field;
   Trainer<Real>& tr = rs.chief();
   ReplicaContext& ctx = rs.context();
@@ -19,6 +19,7 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
   std::vector<double> terminal, violations;
   const std::size_t per = 2 * static_cast<std::size_t>(net.n_neurons);
   for (int k = 0; k < K; ++k) {
+    const std::int64_t base = rs.schedule().first_sample(tr.adam_step(), 0);  // first sample of this update
     ms.push_back(rs.compute(tr.adam_step()));
     if (k == 0) {
       for (std::size_t s = 0; s < S; ++s) grads.push_back(tr.get(static_cast<int>(s), F::Gradient));
@@ -26,10 +27,8 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
       terminal.assign(per * static_cast<std::size_t>(rs.schedule().global_batch()), 0.0);
       for (int r = 0; r < rs.n_local(); ++r) {
         const auto st = rs.local(r).terminal_state();
-        // the replica's last micro-batch (train.accumulate K: samples K - 1 of its K x B)
-        const std::size_t K = static_cast<std::size_t>(rs.schedule().accumulate);
-        const std::size_t first = (static_cast<std::size_t>(rs.replica_index(r)) * K + K - 1) *
-                                  static_cast<std::size_t>(cfg.batch_size) * per;
+        // the replica's last forward pass (with micro-batches: one of them), at its samples' global slots
+        const std::size_t first = static_cast<std::size_t>(rs.local(r).last_forward_sample() - base) * per;
         std::copy(st.begin(), st.end(), terminal.begin() + static_cast<std::ptrdiff_t>(first));
       }
       ctx.allreduce_sum(terminal.data(), terminal.size());

@@ -64,9 +64,9 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
   if (rs.distributed())
     lg->info("sample-parallel training: {} replica(s) = {} process(es) x {} local, batch {} per replica, global {}",
              rs.schedule().replicas, ctx.size(), rs.n_local(), cfg.batch_size, rs.schedule().global_batch());
-  if (tc.accumulate > 1)
+  if (tc.micro_batches() > 1)
     lg->info("gradient accumulation: {} micro-batches of {} samples per replica and update ({} samples per update)",
-             tc.accumulate, cfg.batch_size, rs.schedule().global_batch());
+             tc.micro_batches(), cfg.batch_size, rs.schedule().global_batch());
   Trainer<Real>& tr = rs.chief();
   // identical start on every replica: the chief's state (or the restored checkpoint) is broadcast
   if (rs.distributed()) {

@@ -51,6 +51,82 @@ DistributionSpec parse_distribution(const std::string& f, const json& run) {
 
 }  // namespace
 
+// The `inputs` section (or a condition's version of it): one InputSpec per enabled input; errors name the section
+// `prefix` + input name.
+std::vector<InputSpec> parse_input_specs(const std::string& path, const json& inputs, const std::string& prefix) {
+  std::vector<InputSpec> out;
+  {
+    for (auto& item : inputs.items()) {
+      const std::string name = item.key();
+      const json& in = item.value();
+      const std::string sec = prefix + name;
+      if (in.contains("enabled") && in["enabled"].is_boolean() && !in["enabled"].get<bool>()) continue;
+      InputSpec s;
+      s.name = name;
+      s.node_set = JsonReader(path, sec).required_string(in, "node_set");
+      const std::string type = JsonReader(path, sec).required_string(in, "input_type");
+      if (type == "spikes") {
+        s.kind = InputKind::SpikeFile;
+        const std::string module =
+            in.contains("module") ? JsonReader(path, sec).required_string(in, "module") : "sonata";
+        if (module != "sonata" && module != "h5" && module != "hdf5")
+          throw InputError(path, sec, "module",
+                           "spike input module \"" + module + "\" is not supported (use sonata, h5 or hdf5)");
+        s.file = JsonReader(path, sec).required_string(in, "input_file");
+      } else if (type == "rates" || type == "poisson") {
+        s.kind = type == "rates" ? InputKind::Rates : InputKind::Poisson;
+        s.rate_hz = type == "poisson" ? 250.0 : 0.0;
+        if (in.contains("rate")) s.rate_hz = JsonReader(path, sec).required_number(in, "rate");
+        if (in.contains("rates")) {
+          if (type != "rates" || !in["rates"].is_array())
+            throw InputError(path, sec, "rates", "must be a list of rates (Hz), only for input_type rates");
+          for (const json& v : in["rates"]) {
+            if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+              throw InputError(path, sec, "rates", "every rate must be a finite number >= 0");
+            s.rates_hz.push_back(v.get<double>());
+          }
+        } else if (type == "rates" && !in.contains("rate")) {
+          throw InputError(path, sec, "rate", "is required (Hz) for input_type rates (or give \"rates\")");
+        }
+        if (s.rate_hz < 0) throw InputError(path, sec, "rate", "must be >= 0");
+      } else if (type == "current_clamp") {
+        s.kind = InputKind::CurrentClamp;
+        auto list = [&](const char* key) {
+          std::vector<double> v;
+          if (!in.contains(key)) throw InputError(path, sec, key, "is required for input_type current_clamp");
+          const json& x = in[key];
+          if (x.is_number())
+            v.push_back(JsonReader(path, sec).required_number(in, key));
+          else if (x.is_array()) {
+            for (const json& e : x) {
+              if (!e.is_number() || !std::isfinite(e.get<double>()))
+                throw InputError(path, sec, key, "must be a number or a list of finite numbers");
+              v.push_back(e.get<double>());
+            }
+          } else
+            throw InputError(path, sec, key, "must be a number or a list of numbers");
+          return v;
+        };
+        s.amp_pA = list("amp");
+        s.delay_ms = list("delay");
+        s.duration_ms = list("duration");
+        if (s.amp_pA.size() != s.delay_ms.size() || s.amp_pA.size() != s.duration_ms.size())
+          throw InputError(path, sec, "amp", "amp, delay and duration must have the same number of entries");
+        for (std::size_t q = 0; q < s.amp_pA.size(); ++q) {
+          if (s.delay_ms[q] < 0) throw InputError(path, sec, "delay", "must be >= 0");
+          if (s.duration_ms[q] < 0) throw InputError(path, sec, "duration", "must be >= 0");
+        }
+      } else {
+        throw InputError(path, sec, "input_type",
+                         "\"" + type + "\" is not supported (spikes, rates, poisson or current_clamp)");
+      }
+      out.push_back(std::move(s));
+    }
+  }
+
+  return out;
+}
+
 SimulationConfig SimulationConfig::load(const std::string& path) {
   SimulationConfig c;
   c.resolved = load_sonata_config(path);
@@ -123,74 +199,7 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
   }
 
   // inputs
-  if (j.contains("inputs")) {
-    for (auto& item : j["inputs"].items()) {
-      const std::string name = item.key();
-      const json& in = item.value();
-      const std::string sec = "inputs." + name;
-      if (in.contains("enabled") && in["enabled"].is_boolean() && !in["enabled"].get<bool>()) continue;
-      InputSpec s;
-      s.name = name;
-      s.node_set = JsonReader(c.path, sec).required_string(in, "node_set");
-      const std::string type = JsonReader(c.path, sec).required_string(in, "input_type");
-      if (type == "spikes") {
-        s.kind = InputKind::SpikeFile;
-        const std::string module =
-            in.contains("module") ? JsonReader(c.path, sec).required_string(in, "module") : "sonata";
-        if (module != "sonata" && module != "h5" && module != "hdf5")
-          throw InputError(c.path, sec, "module",
-                           "spike input module \"" + module + "\" is not supported (use sonata, h5 or hdf5)");
-        s.file = JsonReader(c.path, sec).required_string(in, "input_file");
-      } else if (type == "rates" || type == "poisson") {
-        s.kind = type == "rates" ? InputKind::Rates : InputKind::Poisson;
-        s.rate_hz = type == "poisson" ? 250.0 : 0.0;
-        if (in.contains("rate")) s.rate_hz = JsonReader(c.path, sec).required_number(in, "rate");
-        if (in.contains("rates")) {
-          if (type != "rates" || !in["rates"].is_array())
-            throw InputError(c.path, sec, "rates", "must be a list of rates (Hz), only for input_type rates");
-          for (const json& v : in["rates"]) {
-            if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-              throw InputError(c.path, sec, "rates", "every rate must be a finite number >= 0");
-            s.rates_hz.push_back(v.get<double>());
-          }
-        } else if (type == "rates" && !in.contains("rate")) {
-          throw InputError(c.path, sec, "rate", "is required (Hz) for input_type rates (or give \"rates\")");
-        }
-        if (s.rate_hz < 0) throw InputError(c.path, sec, "rate", "must be >= 0");
-      } else if (type == "current_clamp") {
-        s.kind = InputKind::CurrentClamp;
-        auto list = [&](const char* key) {
-          std::vector<double> v;
-          if (!in.contains(key)) throw InputError(c.path, sec, key, "is required for input_type current_clamp");
-          const json& x = in[key];
-          if (x.is_number())
-            v.push_back(JsonReader(c.path, sec).required_number(in, key));
-          else if (x.is_array()) {
-            for (const json& e : x) {
-              if (!e.is_number() || !std::isfinite(e.get<double>()))
-                throw InputError(c.path, sec, key, "must be a number or a list of finite numbers");
-              v.push_back(e.get<double>());
-            }
-          } else
-            throw InputError(c.path, sec, key, "must be a number or a list of numbers");
-          return v;
-        };
-        s.amp_pA = list("amp");
-        s.delay_ms = list("delay");
-        s.duration_ms = list("duration");
-        if (s.amp_pA.size() != s.delay_ms.size() || s.amp_pA.size() != s.duration_ms.size())
-          throw InputError(c.path, sec, "amp", "amp, delay and duration must have the same number of entries");
-        for (std::size_t q = 0; q < s.amp_pA.size(); ++q) {
-          if (s.delay_ms[q] < 0) throw InputError(c.path, sec, "delay", "must be >= 0");
-          if (s.duration_ms[q] < 0) throw InputError(c.path, sec, "duration", "must be >= 0");
-        }
-      } else {
-        throw InputError(c.path, sec, "input_type",
-                         "\"" + type + "\" is not supported (spikes, rates, poisson or current_clamp)");
-      }
-      c.inputs.push_back(std::move(s));
-    }
-  }
+  if (j.contains("inputs")) c.inputs = parse_input_specs(c.path, j["inputs"], "inputs.");
 
   // output
   const json out = j.contains("output") ? j["output"] : json::object();
@@ -226,6 +235,27 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
       c.voltage_reports.push_back(vr);
     }
   }
+  return c;
+}
+
+SimulationConfig SimulationConfig::with_input_overrides(const json& overrides, const std::string& section) const {
+  if (!overrides.is_object() || overrides.empty())
+    throw InputError(path, section, "", "must be a non-empty object of input name: input spec");
+  SimulationConfig c = *this;
+  json inputs = resolved.contains("inputs") ? resolved["inputs"] : json::object();
+  for (auto& [name, spec] : overrides.items()) {
+    if (!inputs.contains(name))
+      throw InputError(path, section, name, "is not an input of the config's `inputs` section");
+    if (!spec.is_object()) throw InputError(path, section, name, "must be an input spec (an object)");
+    const json base_set = inputs[name].value("node_set", json()), set = spec.value("node_set", json());
+    if (set != base_set)
+      throw InputError(path, section + "." + name, "node_set",
+                       "must be the node_set of inputs." + name + " (" + base_set.dump() +
+                           "): a condition changes what arrives, not where");
+    inputs[name] = spec;
+  }
+  c.resolved["inputs"] = inputs;
+  c.inputs = parse_input_specs(path, inputs, section + ".");
   return c;
 }
 

@@ -64,6 +64,14 @@ struct SimulationConfig {
 
   // Loads and validates; every error names the config file and the key.
   static SimulationConfig load(const std::string& path);
+  // This config with some inputs replaced (a stimulus condition, train.conditions[k]): `overrides` maps input
+  // names of `inputs` to complete input specs on the same node_set; errors name `section` and the input.
+  SimulationConfig with_input_overrides(const nlohmann::json& overrides, const std::string& section) const;
 };
+
+// The `inputs` section (or a condition's version of it): one InputSpec per enabled input; errors name the
+// section `prefix` + input name.
+std::vector<InputSpec> parse_input_specs(const std::string& path, const nlohmann::json& inputs,
+                                         const std::string& prefix);
 
 }  // namespace dpointnet

@@ -67,7 +67,8 @@ struct NeuronStepFunctor {
     const int m = n - i0 < kBlock ? n - i0 : kBlock;
     const int R = static_cast<int>(s.psc.extent(1));
     Real cur[kBlock], zp[kBlock];
-    const std::uint8_t* KOKKOS_RESTRICT zin = have_prev ? &ring(slot_prev, b, i0) : nullptr;
+    // zin and zout are the same slot when D == 1 (not restrict): zp is copied out before zout is written
+    const std::uint8_t* zin = have_prev ? &ring(slot_prev, b, i0) : nullptr;
     for (int q = 0; q < m; ++q) zp[q] = have_prev ? static_cast<Real>(zin[q]) : Real(0);
     for (int q = 0; q < m; ++q) cur[q] = 0;
     for (int c = 0; c < R; ++c) {
@@ -98,7 +99,7 @@ struct NeuronStepFunctor {
     }
     Real* KOKKOS_RESTRICT v = &s.v(b, i0);
     std::int16_t* KOKKOS_RESTRICT r = &s.r(b, i0);
-    std::uint8_t* KOKKOS_RESTRICT zout = &ring(slot_now, b, i0);
+    std::uint8_t* zout = &ring(slot_now, b, i0);
     const Real* KOKKOS_RESTRICT ie = &i_ext(i0);
     const Real* KOKKOS_RESTRICT dec = &k.decay(i0);
     const Real* KOKKOS_RESTRICT cf = &k.current_factor(i0);

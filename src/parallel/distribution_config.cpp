@@ -46,7 +46,7 @@ DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const 
 #endif
   }
   const int replicas = d.mode == DistributionMode::Mpi ? world_size * d.local_replicas() : d.local_replicas();
-  const long long accumulate = tc ? tc->accumulate : 1;
+  const long long accumulate = tc ? tc->micro_batches() : 1;
   const long long global = static_cast<long long>(cfg.batch_size) * accumulate * replicas;
   if (d.global_batch_size > 0 && d.global_batch_size != global)
     throw InputError(f, "run", "global_batch_size",

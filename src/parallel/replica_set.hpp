@@ -21,10 +21,12 @@ class ReplicaSet {
   ReplicaSet(ReplicaContext& ctx, const DistributionConfig& dist, const Network& net,
              const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg, const TrainConfig& tc)
       : ctx_(ctx), distributed_(dist.mode != DistributionMode::None), local_(dist.local_replicas()) {
-    schedule_ = SampleSchedule{cfg.batch_size, ctx.size() * local_, tc.accumulate};
+    schedule_ = SampleSchedule{cfg.batch_size, ctx.size() * local_, tc.accumulate,
+                               tc.conditions.empty() ? 1 : static_cast<int>(tc.conditions.size())};
     for (int r = 0; r < local_; ++r)
       reps_.push_back(
           std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, cfg.batch_size));
+    for (auto& t : reps_) t->set_schedule(schedule_);
   }
 
   Trainer<Real>& chief() { return *reps_[0]; }
@@ -54,8 +56,11 @@ class ReplicaSet {
     for (int r = 0; r < local_; ++r) {
       const std::int64_t first = schedule_.first_sample(update, replica_index(r));
       if (distributed_)
-        log::get()->info("rank {} replica {}: update {} samples [{}, {})", ctx_.rank(), r, update + 1, first,
-                         first + static_cast<std::int64_t>(schedule_.batch) * schedule_.accumulate);
+        for (int c = 0; c < schedule_.conditions; ++c) {
+          const std::int64_t lo = first + schedule_.micro_offset(c * schedule_.accumulate);
+          log::get()->info("rank {} replica {}: update {} samples [{}, {})", ctx_.rank(), r, update + 1, lo,
+                           lo + static_cast<std::int64_t>(schedule_.batch) * schedule_.accumulate);
+        }
       auto& t = *reps_[static_cast<std::size_t>(r)];
       ms.push_back(pooled ? t.compute_gradient(first, counts, static_cast<double>(schedule_.global_batch()))
                           : t.compute_gradient(first));

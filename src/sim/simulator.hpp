@@ -83,6 +83,9 @@ class Simulator {
   void from_read_order(int s, const std::vector<double>& values, View& v) const;
 
   int n_inputs() const { return static_cast<int>(inputs_.size()); }
+  // Replaces the input schedules (spike lists or rates) by those of another stimulus condition: the same inputs
+  // on the same populations and edges (train.conditions); the weights and the state are untouched.
+  void set_input_schedules(const std::vector<PreparedInput>& inputs);
   const PreparedInput& input_spec(int k) const;
   const device::CountRing<MemSpace>& input_ring(int k) const;
   const device::SpikeRing<MemSpace>& z_ring() const { return z_ring_; }
@@ -103,6 +106,7 @@ class Simulator {
  private:
   void step_once(int rec_index);
   struct InputRuntime;
+  void upload_schedule(InputRuntime& rt, const PreparedInput& in);
 
   ExecSpace space_;
   int B_, R_, D_;

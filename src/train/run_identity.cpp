@@ -25,6 +25,14 @@ std::string config_hash(const SimulationConfig& cfg) {
               {"batch_size", cfg.batch_size},
               {"precision", cfg.double_precision ? "float64" : "float32"}};
   json t = cfg.resolved["train"];
+  // files read by the losses count by their contents, like input files
+  if (t.contains("losses") && t["losses"].is_array())
+    for (auto& l : t["losses"])
+      if (l.is_object() && l.contains("target_file") && l["target_file"].is_string()) {
+        std::ifstream f(l["target_file"].get<std::string>(), std::ios::binary);
+        l["target_file"] =
+            fnv1a64_hex(std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()));
+      }
   for (const char* k :
        {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "save_checkpoint_every", "log_every"})
     t.erase(k);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "inputs/input_schedule.hpp"
 #include "train/rate_distribution.hpp"
 #include "util/error.hpp"
 #include "util/json_reader.hpp"
@@ -19,7 +20,7 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   JsonReader(f, "train")
       .reject_unknown(j, {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate",
                           "voltage_gradient_dampening", "recurrent_dampening_factor", "trainable", "losses",
-                          "optimizer", "save_checkpoint_every", "log_every", "accumulate", "warmup_ms"});
+                          "optimizer", "save_checkpoint_every", "log_every", "accumulate", "warmup_ms", "conditions"});
   const JsonReader r(f, "train");
   if (j.contains("epochs") || j.contains("steps_per_epoch")) {
     if (j.contains("steps")) throw InputError(f, "train", "steps", "give either steps or epochs x steps_per_epoch");
@@ -30,13 +31,29 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   t.checkpoint_interval = static_cast<int>(r.integer(j, "checkpoint_interval", 25, 1));
   t.save_checkpoint_every = r.integer(j, "save_checkpoint_every", 0, 0);
   t.accumulate = static_cast<int>(r.integer(j, "accumulate", 1, 1));
+  if (r.integer(j, "accumulate", 1, 1) > (1 << 20)) throw InputError(f, "train", "accumulate", "must be <= 2^20");
   t.warmup_ms = r.number(j, "warmup_ms", 0.0, JsonReader::Range::NonNegative);
   {
     const double steps = t.warmup_ms / cfg.dt;
+    if (steps > 2147483647.0) throw InputError(f, "train", "warmup_ms", "is longer than 2^31 steps of run.dt");
     if (std::fabs(steps - std::round(steps)) > 1e-9 * std::max(1.0, steps))
       throw InputError(f, "train", "warmup_ms",
                        "must be a whole number of run.dt steps (dt = " + std::to_string(cfg.dt) + " ms)");
     t.warmup_steps = static_cast<std::int64_t>(std::llround(steps));
+  }
+  if (j.contains("conditions")) {
+    const json& cs = j["conditions"];
+    if (!cs.is_array() || cs.empty())
+      throw InputError(f, "train", "conditions", "must be a non-empty list of input overrides (input name: spec)");
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      const std::string sec = "train.conditions[" + std::to_string(k) + "]";
+      const SimulationConfig cc = cfg.with_input_overrides(cs[k], sec);
+      for (const auto& in : cc.inputs)
+        if (in.kind == InputKind::CurrentClamp && cs[k].contains(in.name))
+          throw InputError(f, sec, in.name, "is a current clamp: clamps are the same in every condition");
+      prepare_inputs(cc, net, t.total_steps(cfg));  // validates the node sets and reads the files now
+      t.conditions.push_back(cs[k]);
+    }
   }
   t.log_every = r.integer(j, "log_every", 1, 1);
   t.voltage_gradient_dampening = r.number(j, "voltage_gradient_dampening", 0.5, JsonReader::Range::NonNegative);

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,12 @@ struct LossSpec {
 struct TrainConfig {
   std::int64_t steps = 1;  // updates
   int checkpoint_interval = 25;
-  int accumulate = 1;             // micro-batches of batch_size samples whose gradients make one update
+  int accumulate = 1;  // micro-batches of batch_size samples whose gradients make one update
+  // Stimulus conditions: input overrides (input name -> spec), one set per condition; every update runs
+  // accumulate micro-batches per condition (conditions in order), their gradients averaged.
+  std::vector<nlohmann::json> conditions;
+  int micro_batches() const { return accumulate * (conditions.empty() ? 1 : static_cast<int>(conditions.size())); }
+  int condition_of(int micro_batch) const { return conditions.empty() ? -1 : micro_batch / accumulate; }
   double warmup_ms = 0;           // run from rest without gradient before the BPTT window
   std::int64_t warmup_steps = 0;  // warmup_ms / run.dt (a whole number of steps)
   SurrogateKind surrogate = SurrogateKind::Triangle;

@@ -11,6 +11,7 @@
 #include "network/network.hpp"
 #include "sim/simulator.hpp"
 #include "train/losses.hpp"
+#include "train/sample_schedule.hpp"
 #include "train/train_config.hpp"
 
 namespace dpointnet {
@@ -55,6 +56,10 @@ class Trainer {
   // forward passes; the last one is reused by compute_gradient), then the gradient from the counts summed over
   // every replica (`pooled_samples` samples in all).
   bool has_pooled_loss() const;
+  // The job's sample schedule (micro-batch offsets); a serial trainer's own by default.
+  void set_schedule(const SampleSchedule& s) { schedule_ = s; }
+  // First global sample of the last forward pass (gradient checks place its terminal state).
+  std::int64_t last_forward_sample() const { return last_forward_sample_; }
   std::vector<double> pooled_counts(std::int64_t first_sample);
   StepMetrics compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled, double pooled_samples);
   // Clipping (optional), Adam, sign constraint on the trainable surfaces.
@@ -118,6 +123,12 @@ class Trainer {
   bool last_segment_recorded_ = false;  // the forward pass left the last segment's records in rec_
   std::int64_t cached_forward_ = -1;    // first sample of a forward pass still valid for the backward pass
   std::vector<double> update_counts_;   // spikes per neuron of the last update (host)
+  // stimulus conditions (train.conditions): their input schedules, and which one the simulator holds (-1: base)
+  std::vector<std::vector<PreparedInput>> condition_inputs_;
+  int active_condition_ = -1;
+  SampleSchedule schedule_;
+  std::int64_t last_forward_sample_ = -1;
+  void select_micro_batch(int k);  // the inputs of micro-batch k
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> terminal_v_;
   Kokkos::View<float*, MemSpace> packed_;
   typename Kokkos::View<float*, MemSpace>::HostMirror packed_host_;

@@ -214,6 +214,13 @@ case("beta1_ge_1", m_optimizer("beta1", 1.0), ["beta1"], ["< 1"], ["train.optimi
 case("unknown_surrogate", m_surrogate_type, ["type"], ["not supported"], ["train.surrogate"])
 case("unknown_train_key", m_train("learning_rate", 0.01), ["learning_rate"], ["not a known key"], ["train"])
 case("steps_zero", m_train("steps", 0), ["steps"], [">= 1"], ["train"])
+case("conditions_empty", m_train("conditions", []), ["conditions"], ["non-empty"], ["train"])
+case("conditions_unknown_input", m_train("conditions", [{"VISUAL": {"input_type": "rates", "node_set": "lgn",
+                                                                    "rate": 5.0}}]),
+     ["VISUAL"], ["is not an input"], ["train.conditions[0]"])
+case("conditions_node_set_changed", m_train("conditions", [{"LGN": {"input_type": "rates", "node_set": "bkg",
+                                                                    "rate": 5.0}}]),
+     ["node_set"], ["must be the node_set"], ["train.conditions[0].LGN"])
 case("rate_distribution_missing_file", m_rate_distribution(None), ["target_file"], ["does not exist"],
      ["train.losses[1]"])
 case("rate_distribution_missing_type", m_rate_distribution("node_type_id rate_hz\n999999 5.0\n"), ["target_file"],

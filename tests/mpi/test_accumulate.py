@@ -30,6 +30,9 @@ def main():
     ap = parse_binaries(mpi_required=False)
     ap.add_argument("--ranks", type=rank_list, default=[], help="mpirun rank counts (each dividing 8 / K)")
     ap.add_argument("--pooled", action="store_true", help="add a RateDistribution loss (pooled over the batch)")
+    ap.add_argument("--conditions", action="store_true",
+                    help="two stimulus conditions (LGN 5 and 30 Hz) instead of accumulation: serial batch 4 x 2 "
+                         "conditions is the reference of mirrored 2 x 2 x 2 and mpirun -n N batch 4/N x 2")
     a = ap.parse_args()
     if any((GLOBAL_BATCH // K) % n for n in a.ranks):
         ap.error(f"every rank count must divide {GLOBAL_BATCH // K}: {a.ranks}")
@@ -62,11 +65,31 @@ def main():
                      "--gradient-check-updates", updates])
             return os.path.join(tmp, name + ".h5"), r.stderr
 
-        runs["serial batch 8"], _ = serial("serial8", GLOBAL_BATCH)
-        runs[f"serial batch 4 x accumulate {K}"], _ = serial("serial4k", GLOBAL_BATCH // K, {"accumulate": K})
-        runs[f"mirrored 2 x batch 2 x accumulate {K}"], logs["mirrored"] = serial(
-            "mirrored", GLOBAL_BATCH // (2 * K), {"accumulate": K}, {"mode": "mirrored", "devices": ["cpu", "cpu"]})
-        if a.pooled:
+        if a.conditions:
+            lgn = {"input_type": "rates", "node_set": "lgn"}
+            cond = {"conditions": [{"LGN": dict(lgn, rate=5.0)}, {"LGN": dict(lgn, rate=30.0)}]}
+            ref_name = "serial batch 4 x 2 conditions"
+            runs[ref_name], _ = serial("serial_c", GLOBAL_BATCH // 2, cond)
+            runs["mirrored 2 x batch 2 x 2 conditions"], logs["mirrored"] = serial(
+                "mirrored_c", GLOBAL_BATCH // 4, cond, {"mode": "mirrored", "devices": ["cpu", "cpu"]})
+            for n in a.ranks:
+                b = GLOBAL_BATCH // (n * 2)
+                cfg = pooled(train_config(os.path.join(tmp, f"mpi{n}_c.json"), net, os.path.join(tmp, f"o_mpi{n}_c"),
+                                          b, distribution={"mode": "mpi"}, global_batch=GLOBAL_BATCH,
+                                          extra_train=dict(WARMUP, **cond)))
+                r = mpirun(n, [a.mpi_bin, "train", cfg, "--gradient-check", os.path.join(tmp, f"mpi{n}_c.h5"),
+                               "--gradient-check-updates", updates])
+                runs[f"mpirun -n {n} batch {b} x 2 conditions"] = os.path.join(tmp, f"mpi{n}_c.h5")
+                logs[n] = r.stderr
+            a.ranks = []  # done
+        else:
+            ref_name = "serial batch 8"
+            runs["serial batch 8"], _ = serial("serial8", GLOBAL_BATCH)
+            runs[f"serial batch 4 x accumulate {K}"], _ = serial("serial4k", GLOBAL_BATCH // K, {"accumulate": K})
+        if not a.conditions:
+            runs[f"mirrored 2 x batch 2 x accumulate {K}"], logs["mirrored"] = serial(
+                "mirrored", GLOBAL_BATCH // (2 * K), {"accumulate": K}, {"mode": "mirrored", "devices": ["cpu", "cpu"]})
+        if a.pooled and not a.conditions:
             runs["mirrored 2 x batch 4"], logs["mirrored 2 x 4"] = serial(
                 "mirrored4", GLOBAL_BATCH // 2, None, {"mode": "mirrored", "devices": ["cpu", "cpu"]})
         for n in a.ranks:
@@ -80,14 +103,14 @@ def main():
                                "--gradient-check-updates", updates])
                 runs[f"mpirun -n {n} batch {b} x accumulate {k}"] = os.path.join(tmp, tag + ".h5")
                 logs[f"{n} x {k}"] = r.stderr
-        ref = read_h5(runs["serial batch 8"])
+        ref = read_h5(runs[ref_name])
         worst = 0.0
         for name, path in runs.items():
-            if name == "serial batch 8":
+            if name == ref_name:
                 continue
             got = read_h5(path)
             for key in sorted(ref):
-                if key.startswith("terminal/") and "accumulate" in name:
+                if key.startswith("terminal/") and (f"accumulate {K}" in name or "conditions" in name):
                     continue
                 if key not in got:
                     fails.append(f"{name}: {key} missing")

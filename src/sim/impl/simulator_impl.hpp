@@ -6,6 +6,7 @@
 #include "device/fill.hpp"
 #include "device/neuron_step.hpp"
 #include "device/propagate.hpp"
+#include "sim/impl/simulator_inputs_impl.hpp"
 #include "sim/simulator.hpp"
 
 namespace dpointnet {
@@ -100,28 +101,7 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
     rt->edges = device::group_edges<Real, MemSpace>(pr, net.initial_weights(in.projection), D_,
                                                     "edges." + pr.source_population, rt->order);
     rt->ring = device::CountRing<MemSpace>(lbl + ".ring", D_, B_, static_cast<std::size_t>(pr.n_sources));
-    if (!in.silent && in.kind == InputKind::SpikeFile) {
-      rt->h_step_offsets = in.spikes.step_offsets;
-      auto copy = [&](auto& dev, const auto& vec, const std::string& name) {
-        using V = std::decay_t<decltype(dev)>;
-        dev = V(lbl + "." + name, vec.size());
-        auto h = Kokkos::create_mirror_view(dev);
-        for (std::size_t q = 0; q < vec.size(); ++q) h(q) = vec[q];
-        Kokkos::deep_copy(dev, h);
-      };
-      copy(rt->step_offsets, in.spikes.step_offsets, "step_offsets");
-      copy(rt->source, in.spikes.source, "source");
-      copy(rt->count, in.spikes.count, "count");
-    } else if (!in.silent) {
-      auto copy = [&](Kokkos::View<double*, MemSpace>& dev, const std::vector<double>& vec, const std::string& nm) {
-        dev = Kokkos::View<double*, MemSpace>(lbl + "." + nm, vec.size());
-        auto h = Kokkos::create_mirror_view(dev);
-        for (std::size_t q = 0; q < vec.size(); ++q) h(q) = vec[q];
-        Kokkos::deep_copy(dev, h);
-      };
-      copy(rt->p, in.p, "p");
-      if (in.kind == InputKind::Poisson) copy(rt->p0, in.p0, "p0");
-    }
+    upload_schedule(*rt, in);
     inputs_.push_back(std::move(rt));
   }
   rec_z_ = decltype(rec_z_)("record.z", opt_.record_chunk, B_, N);

@@ -23,10 +23,12 @@ bool Trainer<Real, ExecSpace>::has_pooled_loss() const {
 template <class Real, class ExecSpace>
 std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_sample) {
   std::vector<double> sum(static_cast<std::size_t>(N_), 0.0);
-  for (int k = 0; k < tc_.accumulate; ++k) {
-    const std::int64_t first = first_sample + static_cast<std::int64_t>(k) * B_;
+  for (int k = 0; k < tc_.micro_batches(); ++k) {
+    const std::int64_t first = first_sample + schedule_.micro_offset(k);
+    select_micro_batch(k);
     sim_->set_sample_offset(first);
     forward_with_snapshots();
+    last_forward_sample_ = first;
     auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts_);
     for (int b = 0; b < B_; ++b)
       for (std::int64_t i = 0; i < N_; ++i) sum[static_cast<std::size_t>(i)] += hc(b, i);
@@ -39,14 +41,14 @@ template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample) {
   if (!has_pooled_loss()) return compute_gradient(first_sample, {}, 0.0);
   const std::vector<double> pooled = pooled_counts(first_sample);
-  return compute_gradient(first_sample, pooled, static_cast<double>(B_) * tc_.accumulate);
+  return compute_gradient(first_sample, pooled, static_cast<double>(B_) * tc_.micro_batches());
 }
 
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled,
                                                        double pooled_samples) {
   const auto start = std::chrono::steady_clock::now();
-  const int K = tc_.accumulate;
+  const int K = tc_.micro_batches();
   const bool pool = has_pooled_loss();
   if (pool && (pooled.size() != static_cast<std::size_t>(N_) || pooled_samples <= 0))
     throw std::logic_error("pooled losses need the pooled spike counts of every neuron");
@@ -73,10 +75,12 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   for (int q = 0; q < K; ++q) {
     const int k = pool ? K - 1 - q : q;
     const auto t0 = std::chrono::steady_clock::now();
-    const std::int64_t first = first_sample + static_cast<std::int64_t>(k) * B_;
+    const std::int64_t first = first_sample + schedule_.micro_offset(k);
+    select_micro_batch(k);  // a no-op for the cached forward pass: its condition is still selected
     if (cached_forward_ != first) {
       sim_->set_sample_offset(first);
       forward_with_snapshots();
+      last_forward_sample_ = first;
     }
     cached_forward_ = -1;
     Kokkos::fence();

@@ -43,6 +43,10 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
   o.record_chunk = kTrainingRecordChunk;
   sim_ = std::make_unique<Simulator<Real, ExecSpace>>(space_, net, inputs, o);
   sim_->set_current_pulses(prepare_current_clamps(cfg, net));
+  schedule_ = SampleSchedule{B_, 1, tc.accumulate, tc.conditions.empty() ? 1 : static_cast<int>(tc.conditions.size())};
+  for (std::size_t c = 0; c < tc.conditions.size(); ++c)
+    condition_inputs_.push_back(prepare_inputs(
+        cfg.with_input_overrides(tc.conditions[c], "train.conditions[" + std::to_string(c) + "]"), net, W_ + T_));
   D_ = sim_->max_delay();
   R_ = sim_->n_channels();
   C_ = static_cast<int>(std::min<std::int64_t>(tc.checkpoint_interval, T_));
@@ -96,6 +100,14 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
 
 template <class Real, class ExecSpace>
 Trainer<Real, ExecSpace>::~Trainer() = default;
+
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::select_micro_batch(int k) {
+  const int c = tc_.condition_of(k);
+  if (c < 0 || c == active_condition_) return;
+  sim_->set_input_schedules(condition_inputs_[static_cast<std::size_t>(c)]);
+  active_condition_ = c;
+}
 
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::forward_with_snapshots() {
@@ -265,12 +277,12 @@ void Trainer<Real, ExecSpace>::apply_update() {
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::train_step() {
   const auto start = std::chrono::steady_clock::now();
-  StepMetrics m = compute_gradient(SampleSchedule{B_, 1, tc_.accumulate}.first_sample(adam_step_, 0));
+  StepMetrics m = compute_gradient(schedule_.first_sample(adam_step_, 0));
   apply_update();
   m.t_update = t_update_;
   m.step = adam_step_;
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  m.samples_per_s = static_cast<double>(B_) * tc_.accumulate / std::max(m.seconds, 1e-12);
+  m.samples_per_s = static_cast<double>(B_) * tc_.micro_batches() / std::max(m.seconds, 1e-12);
   return m;
 }
 
