@@ -30,6 +30,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "bench_network.hpp"
 #include "config/simulation_config.hpp"
 #include "device/adjoint.hpp"
 #include "device/edge_layout.hpp"
@@ -113,18 +114,7 @@ int run(int argc, char** argv) {
   io.num_threads = threads;
   compat::initialize(io);
   {
-    const std::string dir = workdir + "/net_" + std::to_string(n);
-    if (!std::filesystem::exists(dir + "/config.simulation.json")) {
-      GeneratorOptions g;
-      g.n_neurons = n;
-      g.seed = 1;
-      g.out_dir = dir;
-      g.overwrite = true;
-      const auto t0 = std::chrono::steady_clock::now();
-      generate_network(g);
-      fmt::print("# generated {} neurons in {:.1f} s\n", n,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
+    const std::string dir = bench::bench_network(workdir, n);
     const SimulationConfig cfg = SimulationConfig::load(dir + "/config.simulation.json");
     const Network net = build_network(cfg);
     const int D = net.max_delay, R = net.n_channels, B = batch;

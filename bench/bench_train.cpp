@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "bench_network.hpp"
 #include "config/simulation_config.hpp"
 #include "generator/network_generator.hpp"
 #include "inputs/input_schedule.hpp"
@@ -77,15 +78,7 @@ int run(int argc, char** argv) {
   io.num_threads = threads;
   compat::initialize(io);
   {
-    const std::string dir = workdir + "/net_" + std::to_string(n);
-    if (!std::filesystem::exists(dir + "/config.simulation.json")) {
-      GeneratorOptions g;
-      g.n_neurons = n;
-      g.seed = 1;
-      g.out_dir = dir;
-      g.overwrite = true;
-      generate_network(g);
-    }
+    const std::string dir = bench::bench_network(workdir, n);
     nlohmann::json c = nlohmann::json::parse(std::ifstream(dir + "/config.simulation.json"));
     c["network"] = dir + "/config.circuit.json";
     c["run"]["tstop"] = steps;

@@ -4,7 +4,10 @@ stops (--stop-after 3 writes a checkpoint and exits), a NEW process resumes from
 more. The final checkpoints must be identical dataset by dataset (weights, initial weights, Adam moments,
 step, RNG counter) and the metrics logs identical in every column but the timings.
 
-  test_resume_cli.py --bin build/dpointnet
+--v1-features runs the same with a 10 ms warm-up, two stimulus conditions (LGN 5 and 25 Hz), accumulate 2 and
+a RateDistribution loss (issue 11: resume identity with those).
+
+  test_resume_cli.py --bin build/dpointnet [--v1-features]
 """
 import argparse
 import csv
@@ -43,6 +46,7 @@ def metrics(path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
+    ap.add_argument("--v1-features", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_resume_")
     failures = []
@@ -56,6 +60,14 @@ def main():
                          "losses": [{"type": "TargetFiringRate", "cost": 1.0, "target": 4.0},
                                     {"type": "WeightRegularization", "cost": 0.1}],
                          "optimizer": {"lr": 0.01}}
+        if a.v1_features:
+            obs = os.path.join(tmp, "observed.csv")
+            with open(obs, "w") as f:
+                f.write("node_type_id rate_hz\n" + "".join(f"{t} {r}\n" for t in range(1000) for r in (1.0, 5.0, 12.0)))
+            lgn = {"input_type": "rates", "node_set": "lgn"}
+            base["train"].update({"warmup_ms": 10.0, "accumulate": 2,
+                                  "conditions": [{"LGN": dict(lgn, rate=5.0)}, {"LGN": dict(lgn, rate=25.0)}]})
+            base["train"]["losses"].append({"type": "RateDistribution", "cost": 0.5, "target_file": obs})
         cfgs = {}
         for name in ("straight", "interrupted"):
             c = json.loads(json.dumps(base))

@@ -1,0 +1,30 @@
+// The benchmarks' networks: `dpointnet generate --neurons N --seed 1` into WORKDIR/net_N, made once and reused.
+#pragma once
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "generator/network_generator.hpp"
+
+namespace dpointnet::bench {
+
+// The directory of the N-neuron benchmark network under workdir, generated first if it is not there.
+inline std::string bench_network(const std::string& workdir, std::int64_t n) {
+  const std::string dir = workdir + "/net_" + std::to_string(n);
+  if (!std::filesystem::exists(dir + "/config.simulation.json")) {
+    GeneratorOptions g;
+    g.n_neurons = n;
+    g.seed = 1;
+    g.out_dir = dir;
+    g.overwrite = true;
+    const auto t0 = std::chrono::steady_clock::now();
+    generate_network(g);
+    fmt::print("# generated {} neurons in {:.1f} s\n", n,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return dir;
+}
+
+}  // namespace dpointnet::bench
