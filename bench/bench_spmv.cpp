@@ -124,7 +124,8 @@ int run(int argc, char** argv) {
       throw std::runtime_error("network too large for int ordinals/offsets");
     std::vector<std::int64_t> order;
     const auto e =
-        device::group_edges<float, Mem>(net.projections[0], net.initial_weights(0), D, "bench.recurrent", order);
+        device::group_edges<float, Mem>(net.projections[0], net.initial_weights(0), D, "bench.recurrent", order,
+                                        device::device_shape<Kokkos::DefaultExecutionSpace>(device::KernelShape::Auto));
     const std::int64_t E = static_cast<std::int64_t>(e.weight.extent(0));
 
     // adjoint state of the kernel (only what the spike adjoint reads and writes)

@@ -115,7 +115,7 @@ TEST(StepBudget, NoFencesNoCopiesAndFewKernelsPerStep) {
     const std::string r(region);
     const double records = 3 + n_inputs;
     // device shapes add a compaction scan to every propagation and every weight gradient
-    const bool dev = device::device_shape<TEST_EXECSPACE::memory_space>(device::KernelShape::Auto);
+    const bool dev = device::device_shape<TEST_EXECSPACE>(device::KernelShape::Auto);
     const double scans = dev ? 1 + n_inputs : 0;
     const double budget = r == "dpointnet::reverse_steps"   ? 2 + n_trainable * (dev ? 2 : 1)
                           : r == "dpointnet::forward_steps" ? 4 + 3 * n_inputs + scans + records * C / T

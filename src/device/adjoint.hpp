@@ -65,7 +65,7 @@ template <class Real, class Acc, class ExecSpace>
 struct SpikeAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  static constexpr bool kHost = compat::host_memory<MemSpace>;
+  static constexpr bool kHost = compat::host_execution<ExecSpace>;
   static constexpr int kHostLanes = compat::kHostSampleLanes;
   GroupedEdges<Real, MemSpace> e;
   Adjoint<Acc, MemSpace> a;
@@ -191,7 +191,7 @@ struct NeuronAdjointFunctor {
 template <class Real, class Acc, class ExecSpace>
 void neuron_adjoint(const ExecSpace& space, const NeuronAdjointFunctor<Real, Acc, ExecSpace>& f, std::int64_t n) {
   using F = NeuronAdjointFunctor<Real, Acc, ExecSpace>;
-  if constexpr (compat::host_memory<typename ExecSpace::memory_space>)
+  if constexpr (compat::host_execution<ExecSpace>)
     Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
                          Kokkos::RangePolicy<ExecSpace, typename F::PerNeuron>(space, 0, n), f);
   else
@@ -313,7 +313,7 @@ void weight_grad(const ExecSpace& space, const char* label, const WeightGradFunc
   using F = WeightGradFunctor<Real, Acc, ExecSpace, Activity>;
   using MemSpace = typename ExecSpace::memory_space;
   using Teams = compat::SampleTeams<ExecSpace>;
-  if (device_shape<MemSpace>(shape)) {
+  if (device_shape<ExecSpace>(shape)) {
     compact_active_groups(space, f.e, RecordActivity<Activity, MemSpace>{f.act_ext, f.ext_base}, f.t, f.D, f.B);
     const int league =
         static_cast<int>(f.n_groups < kActiveGroupLeague ? (f.n_groups > 0 ? f.n_groups : 1) : kActiveGroupLeague);

@@ -29,9 +29,9 @@ struct GroupedEdges {
 // elsewhere; tests force either on a host backend to compare them.
 enum class KernelShape { Auto, Host, Device };
 
-template <class MemSpace>
+template <class ExecSpace>
 inline bool device_shape(KernelShape s) {
-  return s == KernelShape::Device || (s == KernelShape::Auto && !compat::host_memory<MemSpace>);
+  return s == KernelShape::Device || (s == KernelShape::Auto && !compat::host_execution<ExecSpace>);
 }
 
 // Device shape, stage 1: the groups (j, d) of step t (activity of step t - d) active in at least one sample and
@@ -71,11 +71,12 @@ void compact_active_groups(const ExecSpace& space, const GroupedEdges<Real, MemS
 inline constexpr int kActiveGroupLeague = 2048;
 
 // Groups a projection's edges by (source, delay) with the given normalized weights (read order). On return
-// file_order[k] is the read-order index of grouped edge k.
+// file_order[k] is the read-order index of grouped edge k. with_active_list: allocate the active-group list of
+// the device shapes (device_shape<ExecSpace>(KernelShape::Auto) for the space that will run the kernels).
 template <class Real, class MemSpace>
 GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<double>& weight, int D,
                                          const std::string& label, std::vector<std::int64_t>& file_order,
-                                         bool with_active_list = !compat::host_memory<MemSpace>) {
+                                         bool with_active_list) {
   GroupedEdges<Real, MemSpace> g;
   g.n_sources = p.n_sources;
   const std::size_t ne = p.size();

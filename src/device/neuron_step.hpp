@@ -123,7 +123,7 @@ struct NeuronStepFunctor {
 template <class Real, class ExecSpace>
 void neuron_step(const ExecSpace& space, const NeuronStepFunctor<Real, ExecSpace>& f, int B) {
   using F = NeuronStepFunctor<Real, ExecSpace>;
-  if constexpr (compat::host_memory<typename ExecSpace::memory_space>) {
+  if constexpr (compat::host_execution<ExecSpace>) {
     const std::int64_t nblk = (f.n + F::kBlock - 1) / F::kBlock;
     Kokkos::parallel_for("dpointnet::neuron_step",
                          Kokkos::RangePolicy<ExecSpace, typename F::PerBlock>(space, 0, std::int64_t(B) * nblk), f);

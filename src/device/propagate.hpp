@@ -86,7 +86,7 @@ void propagate(const ExecSpace& space, const char* label, const PropagateFunctor
                KernelShape shape = KernelShape::Auto) {
   using F = PropagateFunctor<Real, ExecSpace, Activity>;
   using MemSpace = typename ExecSpace::memory_space;
-  if (device_shape<MemSpace>(shape)) {
+  if (device_shape<ExecSpace>(shape)) {
     compact_active_groups(space, f.e, RingActivity<Activity, MemSpace>{f.ring, f.D}, f.t, f.D, B);
     const std::int64_t groups = f.e.n_sources * f.D;
     const int league = static_cast<int>(groups < kActiveGroupLeague ? (groups > 0 ? groups : 1) : kActiveGroupLeague);

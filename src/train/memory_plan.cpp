@@ -43,7 +43,7 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
   add("synaptic drive (fixed point)", B * R * N * 8, true);
   add("spike ring", D * B * N, true);
   double edge_bytes = 0, n_edges = 0;
-  const bool device_build = !compat::host_memory<Kokkos::DefaultExecutionSpace::memory_space>;
+  const bool device_build = !compat::host_execution<Kokkos::DefaultExecutionSpace>;
   auto edges = [&](const Projection& pr) {
     const double e = static_cast<double>(pr.size());
     n_edges += e;

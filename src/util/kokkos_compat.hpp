@@ -68,18 +68,20 @@ inline int concurrency() {
 #endif
 }
 
-// Team shape for kernels whose vector lanes run over the B samples: host spaces vectorize the lane loop
-// themselves (one thread, vector length 1); devices get B lanes (a power of two, at most 32) and several
-// threads per team.
-// Whether kernels on this memory space run on the host (then they take their host shape).
-template <class MemSpace>
-inline constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+// Whether kernels of this execution space run on the host (then they take their host shape). Keyed on the
+// execution space, not on its memory space: a CUDA build whose memory is host-accessible (UVM) runs the device
+// shapes.
+template <class ExecSpace>
+inline constexpr bool host_execution = Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
 // Samples per register block in the host shape of the samples-fastest kernels.
 inline constexpr int kHostSampleLanes = 16;
 
+// Team shape for kernels whose vector lanes run over the B samples: host spaces vectorize the lane loop
+// themselves (one thread, vector length 1); devices get B lanes (a power of two, at most 32) and several
+// threads per team.
 template <class ExecSpace>
 struct SampleTeams {
-  static constexpr bool host = host_memory<typename ExecSpace::memory_space>;
+  static constexpr bool host = host_execution<ExecSpace>;
   static int vector_length(int B) {
     if (host) return 1;
     int v = 1;

@@ -91,15 +91,16 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   state_.psc = decltype(state_.psc)("state.psc", B_, R_, N);
   u_ = decltype(u_)("drive.u", B_, R_, N);
   z_ring_ = device::SpikeRing<MemSpace>("state.z_ring", D_, B_, N);
+  const bool active_lists = device::device_shape<ExecSpace>(device::KernelShape::Auto);
   recurrent_ = device::group_edges<Real, MemSpace>(net.projections[0], net.initial_weights(0), D_, "edges.recurrent",
-                                                   recurrent_order_);
+                                                   recurrent_order_, active_lists);
   for (const PreparedInput& in : inputs) {
     auto rt = std::make_unique<InputRuntime>();
     rt->spec = in;
     const Projection& pr = net.projections[static_cast<std::size_t>(in.projection)];
     const std::string lbl = "input." + pr.source_population;
     rt->edges = device::group_edges<Real, MemSpace>(pr, net.initial_weights(in.projection), D_,
-                                                    "edges." + pr.source_population, rt->order);
+                                                    "edges." + pr.source_population, rt->order, active_lists);
     rt->ring = device::CountRing<MemSpace>(lbl + ".ring", D_, B_, static_cast<std::size_t>(pr.n_sources));
     upload_schedule(*rt, in);
     inputs_.push_back(std::move(rt));
