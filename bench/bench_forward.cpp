@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "bench_network.hpp"
 #include "config/simulation_config.hpp"
 #include "generator/network_generator.hpp"
 #include "inputs/input_schedule.hpp"
@@ -87,10 +88,7 @@ int run(int argc, char** argv) {
   app.add_option("--workdir", workdir, "where generated networks are kept between runs");
   app.add_option("--threads", threads, "host threads");
   CLI11_PARSE(app, argc, argv);
-  log::init("warn");
-  compat::InitOptions io;
-  io.num_threads = threads;
-  compat::initialize(io);
+  bench::start(threads);
   {
     fmt::print("# dpointnet {} forward benchmark, Kokkos {} on {}, precision {}\n", DPOINTNET_VERSION,
                compat::kokkos_version_string(), Kokkos::DefaultExecutionSpace::name(), precision);

@@ -1,4 +1,5 @@
-// The benchmarks' networks: `dpointnet generate --neurons N --seed 1` into WORKDIR/net_N, made once and reused.
+// What the benchmarks share: their start (quiet log, Kokkos with the requested threads) and their networks,
+// `dpointnet generate --neurons N --seed 1` into WORKDIR/net_N, made once and reused.
 #pragma once
 #include <fmt/format.h>
 
@@ -7,8 +8,18 @@
 #include <string>
 
 #include "generator/network_generator.hpp"
+#include "util/kokkos_compat.hpp"
+#include "util/log.hpp"
 
 namespace dpointnet::bench {
+
+// Warnings-only logging and Kokkos initialized with `threads` threads (<= 0: Kokkos' default).
+inline void start(int threads) {
+  log::init("warn");
+  compat::InitOptions io;
+  io.num_threads = threads;
+  compat::initialize(io);
+}
 
 // The directory of the N-neuron benchmark network under workdir, generated first if it is not there.
 inline std::string bench_network(const std::string& workdir, std::int64_t n) {

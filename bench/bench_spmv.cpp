@@ -109,10 +109,7 @@ int run(int argc, char** argv) {
   app.add_option("--workdir", workdir);
   app.add_option("--threads", threads);
   CLI11_PARSE(app, argc, argv);
-  log::init("warn");
-  compat::InitOptions io;
-  io.num_threads = threads;
-  compat::initialize(io);
+  bench::start(threads);
   {
     const std::string dir = bench::bench_network(workdir, n);
     const SimulationConfig cfg = SimulationConfig::load(dir + "/config.simulation.json");

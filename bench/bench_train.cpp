@@ -73,10 +73,7 @@ int run(int argc, char** argv) {
   app.add_flag("--bandwidth", bandwidth,
                "also print a triad bandwidth and the reverse sweep's effective bandwidth (estimated bytes)");
   CLI11_PARSE(app, argc, argv);
-  log::init("warn");
-  compat::InitOptions io;
-  io.num_threads = threads;
-  compat::initialize(io);
+  bench::start(threads);
   {
     const std::string dir = bench::bench_network(workdir, n);
     nlohmann::json c = nlohmann::json::parse(std::ifstream(dir + "/config.simulation.json"));

@@ -10,10 +10,7 @@ void write_rates_file(const std::string& path, const Network& net, const TrainCo
                       const std::vector<double>& first, const std::vector<double>& last, std::int64_t first_update,
                       std::int64_t last_update) {
   std::vector<std::int64_t> type(static_cast<std::size_t>(net.n_neurons));
-  for (std::int64_t i = 0; i < net.n_neurons; ++i) {
-    const auto& pop = net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
-    type[static_cast<std::size_t>(i)] = pop.node_type_ids[static_cast<std::size_t>(i - pop.offset)];
-  }
+  for (std::int64_t i = 0; i < net.n_neurons; ++i) type[static_cast<std::size_t>(i)] = net.node_type_id(i);
   const std::string tmp = path + ".tmp";
   {
     auto f = h5::File::create(tmp, true);

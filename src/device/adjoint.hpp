@@ -315,8 +315,7 @@ void weight_grad(const ExecSpace& space, const char* label, const WeightGradFunc
   using Teams = compat::SampleTeams<ExecSpace>;
   if (device_shape<ExecSpace>(shape)) {
     compact_active_groups(space, f.e, RecordActivity<Activity, MemSpace>{f.act_ext, f.ext_base}, f.t, f.D, f.B);
-    const int league =
-        static_cast<int>(f.n_groups < kActiveGroupLeague ? (f.n_groups > 0 ? f.n_groups : 1) : kActiveGroupLeague);
+    const int league = active_group_league(f.n_groups);
     Kokkos::parallel_for(
         label,
         Kokkos::TeamPolicy<ExecSpace, typename F::ActiveTeams>(space, league, Kokkos::AUTO, Teams::vector_length(f.B)),

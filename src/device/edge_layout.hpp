@@ -67,8 +67,12 @@ void compact_active_groups(const ExecSpace& space, const GroupedEdges<Real, MemS
                         CompactActiveGroups<Act>{e.offsets, e.active, act, t, n_groups, D, B});
 }
 
-// Teams per kernel of the device shapes; each team takes active groups league_size apart.
-inline constexpr int kActiveGroupLeague = 2048;
+// Teams per kernel of the device shapes (at most 2,048, at least 1); each team takes active groups league size
+// apart.
+inline int active_group_league(std::int64_t n_groups) {
+  constexpr std::int64_t kMax = 2048;
+  return static_cast<int>(n_groups < 1 ? 1 : (n_groups < kMax ? n_groups : kMax));
+}
 
 // Groups a projection's edges by (source, delay) with the given normalized weights (read order). On return
 // file_order[k] is the read-order index of grouped edge k. with_active_list: allocate the active-group list of

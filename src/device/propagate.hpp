@@ -88,8 +88,7 @@ void propagate(const ExecSpace& space, const char* label, const PropagateFunctor
   using MemSpace = typename ExecSpace::memory_space;
   if (device_shape<ExecSpace>(shape)) {
     compact_active_groups(space, f.e, RingActivity<Activity, MemSpace>{f.ring, f.D}, f.t, f.D, B);
-    const std::int64_t groups = f.e.n_sources * f.D;
-    const int league = static_cast<int>(groups < kActiveGroupLeague ? (groups > 0 ? groups : 1) : kActiveGroupLeague);
+    const int league = active_group_league(f.e.n_sources * f.D);
     Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(space, league, Kokkos::AUTO), f);
   } else {
     Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, typename F::PerSample>(space, 0, B), f);

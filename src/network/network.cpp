@@ -10,6 +10,11 @@ double Network::to_normalized(std::int64_t target, double w_pA) const {
 
 double Network::to_pA(std::int64_t target, double w) const { return w * neurons[static_cast<std::size_t>(target)].vs; }
 
+std::int64_t Network::node_type_id(std::int64_t i) const {
+  const Population& pop = populations[static_cast<std::size_t>(neuron_population[static_cast<std::size_t>(i)])];
+  return pop.node_type_ids[static_cast<std::size_t>(i - pop.offset)];
+}
+
 std::vector<double> Network::initial_weights(int projection) const {
   const Projection& p = projections[static_cast<std::size_t>(projection)];
   std::vector<double> w(p.size());

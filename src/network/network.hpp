@@ -56,6 +56,8 @@ struct Network {
   // The one conversion between pA and normalized weights: w = w_pA / vs of the target (docs/model.md).
   double to_normalized(std::int64_t target, double w_pA) const;
   double to_pA(std::int64_t target, double w) const;
+  // SONATA node_type_id of global neuron i.
+  std::int64_t node_type_id(std::int64_t i) const;
   // A projection's initial weights, normalized, in read order.
   std::vector<double> initial_weights(int projection) const;
   // Derived sizes once neurons and projections are in: n_channels (R) and max_delay (D).

@@ -21,8 +21,7 @@ class ReplicaSet {
   ReplicaSet(ReplicaContext& ctx, const DistributionConfig& dist, const Network& net,
              const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg, const TrainConfig& tc)
       : ctx_(ctx), distributed_(dist.mode != DistributionMode::None), local_(dist.local_replicas()) {
-    schedule_ = SampleSchedule{cfg.batch_size, ctx.size() * local_, tc.accumulate,
-                               tc.conditions.empty() ? 1 : static_cast<int>(tc.conditions.size())};
+    schedule_ = SampleSchedule{cfg.batch_size, ctx.size() * local_, tc.accumulate, tc.n_conditions()};
     for (int r = 0; r < local_; ++r)
       reps_.push_back(
           std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, cfg.batch_size));

@@ -14,8 +14,7 @@ class TargetFiringRateLoss final : public Loss {
     for (std::int64_t i = 0; i < net.n_neurons; ++i) {
       double t = s.target;
       if (!s.target_by_type.empty()) {
-        const auto& pop = net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
-        const auto it = s.target_by_type.find(pop.node_type_ids[static_cast<std::size_t>(i - pop.offset)]);
+        const auto it = s.target_by_type.find(net.node_type_id(i));
         t = it == s.target_by_type.end() ? s.target : it->second;
       }
       target_[static_cast<std::size_t>(i)] = t;

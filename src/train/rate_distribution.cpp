@@ -91,10 +91,7 @@ class RateDistributionLoss final : public Loss {
  public:
   RateDistributionLoss(const LossSpec& s, const Network& net) : Loss(s) {
     std::map<std::int64_t, std::vector<std::int64_t>> members;
-    for (std::int64_t i = 0; i < net.n_neurons; ++i) {
-      const auto& pop = net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
-      members[pop.node_type_ids[static_cast<std::size_t>(i - pop.offset)]].push_back(i);
-    }
+    for (std::int64_t i = 0; i < net.n_neurons; ++i) members[net.node_type_id(i)].push_back(i);
     for (auto& [id, idx] : members) {
       const std::vector<double>& o = s.observed.at(id);
       Group g;

@@ -41,7 +41,8 @@ struct TrainConfig {
   // Stimulus conditions: input overrides (input name -> spec), one set per condition; every update runs
   // accumulate micro-batches per condition (conditions in order), their gradients averaged.
   std::vector<nlohmann::json> conditions;
-  int micro_batches() const { return accumulate * (conditions.empty() ? 1 : static_cast<int>(conditions.size())); }
+  int n_conditions() const { return conditions.empty() ? 1 : static_cast<int>(conditions.size()); }
+  int micro_batches() const { return accumulate * n_conditions(); }
   int condition_of(int micro_batch) const { return conditions.empty() ? -1 : micro_batch / accumulate; }
   double warmup_ms = 0;           // run from rest without gradient before the BPTT window
   std::int64_t warmup_steps = 0;  // warmup_ms / run.dt (a whole number of steps)

@@ -129,6 +129,8 @@ class Trainer {
   SampleSchedule schedule_;
   std::int64_t last_forward_sample_ = -1;
   void select_micro_batch(int k);  // the inputs of micro-batch k
+  template <class HostCounts>
+  double add_neuron_counts(const HostCounts& hc, std::vector<double>& sum) const;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> terminal_v_;
   Kokkos::View<float*, MemSpace> packed_;
   typename Kokkos::View<float*, MemSpace>::HostMirror packed_host_;

@@ -20,6 +20,19 @@ bool Trainer<Real, ExecSpace>::has_pooled_loss() const {
   return false;
 }
 
+// Adds the spike counts of the last forward pass (host copy hc, [B][N]) per neuron into sum; returns their total.
+template <class Real, class ExecSpace>
+template <class HostCounts>
+double Trainer<Real, ExecSpace>::add_neuron_counts(const HostCounts& hc, std::vector<double>& sum) const {
+  double total = 0;
+  for (int b = 0; b < B_; ++b)
+    for (std::int64_t i = 0; i < N_; ++i) {
+      sum[static_cast<std::size_t>(i)] += hc(b, i);
+      total += hc(b, i);
+    }
+  return total;
+}
+
 template <class Real, class ExecSpace>
 std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_sample) {
   std::vector<double> sum(static_cast<std::size_t>(N_), 0.0);
@@ -29,9 +42,7 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
     sim_->set_sample_offset(first);
     forward_with_snapshots();
     last_forward_sample_ = first;
-    auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts_);
-    for (int b = 0; b < B_; ++b)
-      for (std::int64_t i = 0; i < N_; ++i) sum[static_cast<std::size_t>(i)] += hc(b, i);
+    add_neuron_counts(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts_), sum);
     cached_forward_ = first;
   }
   return sum;
@@ -90,10 +101,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     in.counts = hc.data();
     in.vreg_range_sum = vreg_range_sum_;
     in.vreg_threshold_sum = vreg_threshold_sum_;
-    double total_spikes = 0;
-    for (std::size_t q = 0; q < hc.span(); ++q) total_spikes += hc.data()[q];
-    for (int b = 0; b < B_; ++b)
-      for (std::int64_t i = 0; i < N_; ++i) update_counts_[static_cast<std::size_t>(i)] += hc(b, i);
+    const double total_spikes = add_neuron_counts(hc, update_counts_);
     const double BN = static_cast<double>(B_) * static_cast<double>(N_);
     m.rate_hz += total_spikes * 1000.0 / (BN * static_cast<double>(T_) * bp_.dt);
     std::vector<double> rate_grad(static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_), 0.0);

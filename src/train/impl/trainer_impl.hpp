@@ -43,7 +43,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
   o.record_chunk = kTrainingRecordChunk;
   sim_ = std::make_unique<Simulator<Real, ExecSpace>>(space_, net, inputs, o);
   sim_->set_current_pulses(prepare_current_clamps(cfg, net));
-  schedule_ = SampleSchedule{B_, 1, tc.accumulate, tc.conditions.empty() ? 1 : static_cast<int>(tc.conditions.size())};
+  schedule_ = SampleSchedule{B_, 1, tc.accumulate, tc.n_conditions()};
   for (std::size_t c = 0; c < tc.conditions.size(); ++c)
     condition_inputs_.push_back(prepare_inputs(
         cfg.with_input_overrides(tc.conditions[c], "train.conditions[" + std::to_string(c) + "]"), net, W_ + T_));
