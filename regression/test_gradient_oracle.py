@@ -74,6 +74,7 @@ def main():
     ap.add_argument("--clip", type=float, default=0.0, help="optimizer.clip_global_norm (0: off)")
     ap.add_argument("--warmup-ms", type=float, default=0.0, help="train.warmup_ms (0: none)")
     ap.add_argument("--accumulate", type=int, default=1, help="train.accumulate (micro-batches of --batch)")
+    ap.add_argument("--carry-state", action="store_true", help="train.carry_state (use with --updates >= 2)")
     ap.add_argument("--conditions", action="store_true",
                     help="two stimulus conditions (train.conditions): LGN at 10 Hz and at 40 Hz")
     ap.add_argument("--rate-distribution", choices=["squared", "huber"], default=None,
@@ -108,6 +109,8 @@ def main():
             cfg["train"]["warmup_ms"] = args.warmup_ms
         if args.accumulate != 1:
             cfg["train"]["accumulate"] = args.accumulate
+        if args.carry_state:
+            cfg["train"]["carry_state"] = True
         if args.conditions:
             lgn = [k for k, v in cfg["inputs"].items() if v.get("node_set") == "lgn"][0]
             cfg["train"]["conditions"] = [{lgn: dict(cfg["inputs"][lgn], rate=r)} for r in (10.0, 40.0)]

@@ -7,7 +7,10 @@ step, RNG counter) and the metrics logs identical in every column but the timing
 --v1-features runs the same with a 10 ms warm-up, two stimulus conditions (LGN 5 and 25 Hz), accumulate 2 and
 a RateDistribution loss (issue 11: resume identity with those).
 
-  test_resume_cli.py --bin build/dpointnet [--v1-features]
+--carry adds train.carry_state (issue 11 item 2): the checkpoint then holds every sample slot's carried state,
+and the resumed process must continue from it bit-identically.
+
+  test_resume_cli.py --bin build/dpointnet [--v1-features] [--carry]
 """
 import argparse
 import csv
@@ -47,6 +50,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--v1-features", action="store_true")
+    ap.add_argument("--carry", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_resume_")
     failures = []
@@ -68,6 +72,8 @@ def main():
             base["train"].update({"warmup_ms": 10.0, "accumulate": 2,
                                   "conditions": [{"LGN": dict(lgn, rate=5.0)}, {"LGN": dict(lgn, rate=25.0)}]})
             base["train"]["losses"].append({"type": "RateDistribution", "cost": 0.5, "target_file": obs})
+        if a.carry:
+            base["train"]["carry_state"] = True
         cfgs = {}
         for name in ("straight", "interrupted"):
             c = json.loads(json.dumps(base))
@@ -89,6 +95,14 @@ def main():
                 failures.append(f"{k}: differs (max abs {np.max(np.abs(np.asarray(A[k], float) - np.asarray(B[k], float)))})")
             else:
                 print(f"  identical: {k}")
+        if a.carry:
+            slots = 2 * (4 if a.v1_features else 1)  # batch 2 x micro-batches
+            rec = A.get("carried_state/records")
+            if rec is None or rec.shape[0] != slots or not np.any(rec):
+                failures.append(f"carried_state/records: expected {slots} non-zero slots, got "
+                                f"{None if rec is None else rec.shape}")
+            else:
+                print(f"  carried state: {rec.shape[0]} slots of {rec.shape[1]} values")
         moved = not np.array_equal(A["surfaces/recurrent/weight"], A["surfaces/recurrent/initial_weight"])
         if not moved:
             failures.append("the weights did not change: the comparison would be vacuous")

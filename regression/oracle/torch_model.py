@@ -48,11 +48,16 @@ class TorchModel:
         """Concatenate the surface tensors back into edge order (differentiable)."""
         return torch.cat([wsurf[s] for s in self.surface_names])[self.inv_order]
 
-    def forward(self, wsurf, x, spike_fn, vdamp=lambda v: v, rdamp=lambda z: z, sg_z=None, record=(), warmup=0):
+    def forward(self, wsurf, x, spike_fn, vdamp=lambda v: v, rdamp=lambda z: z, sg_z=None, record=(), warmup=0,
+                init=None):
         """Run MODEL.md section 4 for all T steps.
 
         warmup: the first `warmup` steps run without gradient (train.warmup_ms): at the start of step `warmup`
         every state and the activity history are detached, and only the steps from `warmup` on are returned.
+        init: a carried state (train.carry_state), the 'final' of an earlier call: the run starts at step
+        `warmup` (no warm-up) from its state, and its D activity entries are the steps warmup - D .. warmup - 1.
+        The result's 'final' is the state after the last step with the activity of the last D steps (zeros for
+        steps before 0), all detached.
 
         wsurf: {surface: tensor [E_s]}; x: input counts tensor [B, T, J] (no gradient);
         spike_fn(v', free) -> z; vdamp / rdamp: voltage and recurrent-read dampers;
@@ -69,17 +74,22 @@ class TorchModel:
         psc = torch.zeros((B, N, R), dtype=DTYPE)
         z_prev = torch.zeros((B, N), dtype=DTYPE)
         acts, zs, vs = [], [], []
+        acts_base, t_first = 0, 0  # acts[k] is the activity of step acts_base + k
+        if init is not None:
+            v, r, asc, psc_rise, psc, z_prev = (init[k] for k in ('v', 'r', 'asc', 'psc_rise', 'psc', 'z_prev'))
+            acts = list(init['acts'])
+            acts_base, t_first = warmup - len(acts), warmup
         rec = {k: [] for k in record}
-        for t in range(T):
-            if warmup and t == warmup:
+        for t in range(t_first, T):
+            if warmup and t == warmup and init is None:
                 v, r, asc, psc_rise, psc, z_prev = (a.detach() for a in (v, r, asc, psc_rise, psc, z_prev))
                 acts = [a.detach() for a in acts]
             # 1. synaptic drive from the activity of steps t - d (zero before step 0)
             groups, gacts = [], []
             for d, eidx, src in self.delay_groups:
-                if t - d >= 0:
+                if t - d >= acts_base:
                     groups.append((eidx, src))
-                    gacts.append(acts[t - d])
+                    gacts.append(acts[t - d - acts_base])
             if groups:
                 u = EdgeDrive.apply(w, groups, self.post, N * R, *gacts).view(B, N, R)
             else:
@@ -114,6 +124,12 @@ class TorchModel:
             for k in rec:
                 rec[k].append({'u': u, 'psc': psc, 'psc_rise': psc_rise, 'asc': asc, 'r': r}[k])
         out = {'z': torch.stack(zs, 1), 'v': torch.stack(vs, 1)}
+        D = self.D
+        hist = [a.detach() for a in acts[-D:]]
+        if len(hist) < D:
+            hist = [torch.zeros((B, N + self.J), dtype=DTYPE)] * (D - len(hist)) + hist
+        out['final'] = {'v': v.detach(), 'r': r.detach(), 'asc': asc.detach(), 'psc_rise': psc_rise.detach(),
+                        'psc': psc.detach(), 'z_prev': z_prev.detach(), 'acts': hist}
         for k, lst in rec.items():
             out[k] = torch.stack(lst, 1)
         return out

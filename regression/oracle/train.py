@@ -51,6 +51,7 @@ class Trainer:
         self.w = {s: a.copy() for s, a in self.w0.items()}
         self.adam = Adam(self.tc.lr, self.tc.beta1, self.tc.beta2, self.tc.epsilon)
         self.update = 0
+        self.carry = None  # train.carry_state: the start state of every sample slot of the next update
 
     def input_counts(self, samples, inputs=None):
         """x[b, k, j] exactly as the forward oracle builds it (sum over sources of a population)."""
@@ -73,7 +74,9 @@ class Trainer:
                            for m in range(len(samples) // self.B)], dim=0)
         else:
             x = self.input_counts(samples)
-        out = m.forward(wt, x, self.spike_fn, self.vdamp, self.rdamp, warmup=self.W)
+        out = m.forward(wt, x, self.spike_fn, self.vdamp, self.rdamp, warmup=self.W,
+                        init=self.carry if tc.carry_state else None)
+        self.final = out['final']
         total, terms, rate = compute_losses(tc.losses, out['z'], out['v'], self.dt, wt, w0t,
                                             tc.trainable, m.surface_names)
         if total.requires_grad:
@@ -99,4 +102,6 @@ class Trainer:
         for s in grads:
             self.w[s] = sign_constraint(self.w[s], self.w0[s])
         self.update += 1
+        if self.tc.carry_state:
+            self.carry = self.final
         return res

@@ -30,6 +30,8 @@ class TrainConfig:
         self.steps = int(train.get('steps', 1))
         self.accumulate = int(train.get('accumulate', 1))  # the mean over K x B samples: one batch of K x B
         self.warmup_ms = float(train.get('warmup_ms', 0.0))
+        # each sample slot of an update starts from the final state of the previous update's sample in that slot
+        self.carry_state = bool(train.get('carry_state', False))
         sur = train.get('surrogate') or {}
         self.surrogate = sur.get('type', 'triangle')
         if self.surrogate not in ('triangle', 'gauss'):

@@ -77,6 +77,7 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
   } else if (resume) {
     restore_state(tr, *resume, cmd.resume);
   }
+  if (resume && tc.carry_state) rs.scatter_carried(*resume, cmd.resume);
   if (resume) lg->info("resumed from {} at step {}", cmd.resume, resume->step);
   if (!cmd.gradient_check.empty()) {
     run_gradient_check(rs, net, cfg, tc, cmd.gradient_check, cmd.gradient_check_updates);
@@ -93,10 +94,13 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
   }
   // The chief writes; every rank waits for it, so that no rank runs ahead (and fails) while the file is written.
   auto save = [&](const std::string& why) {
+    CheckpointState st;
+    if (chief) st = capture_state(tr, net, cfg, chash, nhash, rs.schedule());
+    if (tc.carry_state) rs.gather_carried(st);  // collective
     if (chief) {
       fs::create_directories(out / "checkpoints");
       const std::string p = (out / "checkpoints" / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string();
-      write_checkpoint_file(p, capture_state(tr, net, cfg, chash, nhash, rs.schedule()));
+      write_checkpoint_file(p, st);
       lg->info("checkpoint file ({}) {}", why, p);
     }
     ctx.barrier();
@@ -148,7 +152,8 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
 }
 
 // A resume checkpoint must come from this network and config.
-CheckpointState read_resume(const std::string& path, const std::string& nhash, const std::string& chash) {
+CheckpointState read_resume(const std::string& path, const std::string& nhash, const std::string& chash,
+                            const TrainConfig& tc) {
   if (!fs::exists(path)) throw InputError(path, "", "--resume", "checkpoint file does not exist");
   CheckpointState ck = read_checkpoint_file(path);
   if (ck.network_hash != nhash)
@@ -159,6 +164,10 @@ CheckpointState read_resume(const std::string& path, const std::string& nhash, c
     throw InputError(path, "", "config_hash",
                      "the checkpoint was written with another config (hash " + ck.config_hash + ", this config " +
                          chash + "); only train.steps/epochs and the save/log intervals may change on resume");
+  if (tc.carry_state && ck.step > 0 && ck.carried.empty())
+    throw InputError(path, "", "carried_state",
+                     "is missing: train.carry_state is on and the checkpoint is from update " +
+                         std::to_string(ck.step) + " (the run would restart its samples from rest)");
   return ck;
 }
 
@@ -180,7 +189,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
       DistributionConfig::parse(cfg, &tc, job ? Launcher::Mpi : Launcher::Serial, ctx.size(), true);
   const std::string chash = config_hash(cfg), nhash = network_hash(net);
   CheckpointState ck;
-  if (!cmd.resume.empty()) ck = read_resume(cmd.resume, nhash, chash);
+  if (!cmd.resume.empty()) ck = read_resume(cmd.resume, nhash, chash, tc);
   require_fits(plan_memory(net, inputs, cfg, &tc, dist.local_replicas()), cfg, true);
   if (cmd.gradient_check.empty() && ctx.chief()) {
     const fs::path out(cfg.output_dir);

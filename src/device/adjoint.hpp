@@ -199,13 +199,15 @@ void neuron_adjoint(const ExecSpace& space, const NeuronAdjointFunctor<Real, Acc
                          Kokkos::RangePolicy<ExecSpace>(space, 0, n * std::int64_t(f.B)), f);
 }
 
-// Activity of step s from a segment record [D + C][n_src][B] holding steps ext_base ...
+// Activity of step s from a segment record [D + C][n_src][B] holding steps ext_base ... (those before s_min
+// are zero: before step 0 from rest).
 template <class Activity, class MemSpace>
 struct RecordActivity {
   using memory_space = MemSpace;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;
   std::int64_t ext_base;
-  KOKKOS_INLINE_FUNCTION bool in_range(const std::int64_t s) const { return s >= ext_base; }
+  std::int64_t s_min = 0;
+  KOKKOS_INLINE_FUNCTION bool in_range(const std::int64_t s) const { return s >= ext_base && s >= s_min; }
   KOKKOS_INLINE_FUNCTION Activity operator()(const int b, const std::int64_t j, const std::int64_t s) const {
     return act_ext(static_cast<int>(s - ext_base), j, b);
   }
@@ -230,6 +232,7 @@ struct WeightGradFunctor {
   Kokkos::View<double*, MemSpace> grad;                              // per grouped edge
   std::int64_t t, ext_base, n_groups;                                // ext_base = t0 - D
   int D, B, slot_gu;
+  std::int64_t s_min = 0;  // first step with activity (PropagateFunctor::s_min)
 
   KOKKOS_INLINE_FUNCTION static double tree_sum(const double* p) {
     double s8[8];
@@ -245,7 +248,7 @@ struct WeightGradFunctor {
     const std::int64_t j = g / D;
     const int d = static_cast<int>(g % D) + 1;
     const std::int64_t s = t - d;
-    if (s < 0 || e.offsets(g) == e.offsets(g + 1)) return;
+    if (s < s_min || e.offsets(g) == e.offsets(g + 1)) return;
     const int xi = static_cast<int>(s - ext_base);
     // Active samples of the group; with one, or two in the same lane block, the tree sum is exactly the sum of
     // their products (the other lanes add zeros), so only those lanes are read.
@@ -314,7 +317,8 @@ void weight_grad(const ExecSpace& space, const char* label, const WeightGradFunc
   using MemSpace = typename ExecSpace::memory_space;
   using Teams = compat::SampleTeams<ExecSpace>;
   if (device_shape<ExecSpace>(shape)) {
-    compact_active_groups(space, f.e, RecordActivity<Activity, MemSpace>{f.act_ext, f.ext_base}, f.t, f.D, f.B);
+    compact_active_groups(space, f.e, RecordActivity<Activity, MemSpace>{f.act_ext, f.ext_base, f.s_min}, f.t, f.D,
+                          f.B);
     const int league = active_group_league(f.n_groups);
     Kokkos::parallel_for(
         label,

@@ -49,7 +49,7 @@ struct CompactActiveGroups {
     const std::int64_t j = g / D;
     const std::int64_t s = t - (g % D + 1);
     bool on = false;
-    if (s >= 0 && act.in_range(s) && offsets(g + 1) > offsets(g))
+    if (act.in_range(s) && offsets(g + 1) > offsets(g))
       for (int b = 0; b < B && !on; ++b) on = act(b, j, s) != 0;
     if (on) {
       if (final) active(upd) = static_cast<std::int32_t>(g);

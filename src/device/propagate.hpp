@@ -11,15 +11,16 @@
 
 namespace dpointnet::device {
 
-// Activity of step s from a ring [D][B][n_src] (slot s mod D).
+// Activity of step s >= s_min from a ring [D][B][n_src] (slot s mod D; s_min >= -D, see PropagateFunctor).
 template <class Activity, class MemSpace>
 struct RingActivity {
   using memory_space = MemSpace;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> ring;
   int D;
-  KOKKOS_INLINE_FUNCTION bool in_range(std::int64_t) const { return true; }
+  std::int64_t s_min = 0;
+  KOKKOS_INLINE_FUNCTION bool in_range(const std::int64_t s) const { return s >= s_min; }
   KOKKOS_INLINE_FUNCTION Activity operator()(const int b, const std::int64_t j, const std::int64_t s) const {
-    return ring(static_cast<int>(s % D), b, j);
+    return ring(static_cast<int>((s + D) % D), b, j);
   }
 };
 
@@ -40,6 +41,9 @@ struct PropagateFunctor {
   Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point drive [B][R][N]
   std::int64_t t;                                                  // current step
   int D;
+  // first step whose activity the ring holds: 0 from rest; -D when the run continues a carried state
+  // (train.carry_state), whose last D steps are in the ring at slots (s + D) mod D
+  std::int64_t s_min = 0;
 
   // Device shape, stage 2 (after compact_active_groups): team r takes active groups r, r + league, ...
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -49,7 +53,7 @@ struct PropagateFunctor {
     for (std::int32_t q = m.league_rank(); q < n_active; q += m.league_size()) {
       const std::int64_t g = e.active(q);
       const std::int64_t j = g / D;
-      const int slot = static_cast<int>((t - (g % D + 1)) % D);
+      const int slot = static_cast<int>((t - (g % D + 1) + D) % D);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(m, e.offsets(g), e.offsets(g + 1)), [&](const std::int64_t k) {
         const double w = static_cast<double>(e.weight(k));
         const int c = e.channel(k), post = e.target(k);
@@ -65,8 +69,8 @@ struct PropagateFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int b) const {
     for (int dm1 = 0; dm1 < D; ++dm1) {
       const std::int64_t src_step = t - (dm1 + 1);
-      if (src_step < 0) continue;
-      const int slot = static_cast<int>(src_step % D);
+      if (src_step < s_min) continue;
+      const int slot = static_cast<int>((src_step + D) % D);
       for (std::int64_t j = 0; j < e.n_sources; ++j) {
         const Activity a = ring(slot, b, j);
         if (a == 0) continue;
@@ -87,7 +91,7 @@ void propagate(const ExecSpace& space, const char* label, const PropagateFunctor
   using F = PropagateFunctor<Real, ExecSpace, Activity>;
   using MemSpace = typename ExecSpace::memory_space;
   if (device_shape<ExecSpace>(shape)) {
-    compact_active_groups(space, f.e, RingActivity<Activity, MemSpace>{f.ring, f.D}, f.t, f.D, B);
+    compact_active_groups(space, f.e, RingActivity<Activity, MemSpace>{f.ring, f.D, f.s_min}, f.t, f.D, B);
     const int league = active_group_league(f.e.n_sources * f.D);
     Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(space, league, Kokkos::AUTO), f);
   } else {

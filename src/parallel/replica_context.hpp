@@ -19,6 +19,10 @@ class ReplicaContext {
   // From the chief to everyone, in place.
   virtual void broadcast(double* data, std::size_t n) = 0;
   virtual void broadcast(std::int64_t* data, std::size_t n) = 0;
+  // The chief receives every process's n values in rank order (recv: size() x n values, used on the chief only).
+  virtual void gather(const double* send, std::size_t n, double* recv) = 0;
+  // The chief's size() x n values (send, read on the chief only), n to each process in rank order.
+  virtual void scatter(const double* send, double* recv, std::size_t n) = 0;
   virtual void barrier() = 0;
 };
 

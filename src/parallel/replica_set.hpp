@@ -2,6 +2,7 @@
 // gradient computation and reduction: one packed FP32 buffer, summed over local replicas, one in-place
 // allreduce, the mean. Without a distribution mode the single trainer's gradients are used as they are.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "train/sample_schedule.hpp"
 #include "train/trainer.hpp"
 #include "train/trainer_state.hpp"
+#include "util/error.hpp"
 #include "util/log.hpp"
 
 namespace dpointnet {
@@ -116,6 +118,71 @@ class ReplicaSet {
         off += v->size();
       }
     for (auto& t : reps_) restore_state(*t, state, source);
+  }
+
+  // train.carry_state (collective): the carried states of every replica into state.carried on the chief, by
+  // global sample slot; nothing before the first update.
+  void gather_carried(CheckpointState& state) {
+    if (!reps_[0]->has_carried_state()) return;
+    const std::size_t per = reps_[0]->carried_record_size();
+    const int M = schedule_.micro_batches(), B = schedule_.batch;
+    std::vector<double> mine;
+    for (auto& t : reps_) {
+      const auto r = t->carried_records();
+      mine.insert(mine.end(), r.begin(), r.end());
+    }
+    std::vector<double> all(ctx_.chief() ? mine.size() * static_cast<std::size_t>(ctx_.size()) : 0);
+    ctx_.gather(mine.data(), mine.size(), all.data());
+    if (!ctx_.chief()) return;
+    CarriedState& c = state.carried;
+    c.slots = schedule_.global_batch();
+    c.record_size = static_cast<std::int64_t>(per);
+    c.end_step = reps_[0]->window_end_step();
+    c.records.assign(static_cast<std::size_t>(c.slots) * per, 0.0);
+    std::size_t q = 0;  // records in (rank, local replica, micro-batch, sample) order
+    for (int rank = 0; rank < ctx_.size(); ++rank)
+      for (int r = 0; r < local_; ++r)
+        for (int m = 0; m < M; ++m)
+          for (int b = 0; b < B; ++b, q += per) {
+            const auto slot = static_cast<std::size_t>(schedule_.slot(rank * local_ + r, m, b));
+            std::copy_n(all.data() + q, per, c.records.data() + slot * per);
+          }
+  }
+
+  // The inverse (collective): each replica's slots from the chief's state.carried; `source` names it in errors.
+  void scatter_carried(const CheckpointState& state, const std::string& source) {
+    std::int64_t hdr[3] = {state.carried.slots, state.carried.record_size, state.carried.end_step};
+    ctx_.broadcast(hdr, 3);
+    const auto per = static_cast<std::int64_t>(reps_[0]->carried_record_size());
+    if (hdr[0] == 0) return;  // not carried yet (a checkpoint written before the first update)
+    if (hdr[0] != schedule_.global_batch() || hdr[1] != per || hdr[2] != reps_[0]->window_end_step())
+      throw InputError(source, "carried_state", "records",
+                       "holds " + std::to_string(hdr[0]) + " sample slots of " + std::to_string(hdr[1]) +
+                           " values ending at step " + std::to_string(hdr[2]) + "; this run needs " +
+                           std::to_string(schedule_.global_batch()) + " slots of " + std::to_string(per) +
+                           " ending at step " + std::to_string(reps_[0]->window_end_step()));
+    const int M = schedule_.micro_batches(), B = schedule_.batch;
+    const std::size_t mine_n = static_cast<std::size_t>(local_) * M * B * static_cast<std::size_t>(per);
+    std::vector<double> all;
+    if (ctx_.chief()) {
+      all.resize(mine_n * static_cast<std::size_t>(ctx_.size()));
+      std::size_t q = 0;
+      for (int rank = 0; rank < ctx_.size(); ++rank)
+        for (int r = 0; r < local_; ++r)
+          for (int m = 0; m < M; ++m)
+            for (int b = 0; b < B; ++b, q += static_cast<std::size_t>(per)) {
+              const auto slot = static_cast<std::size_t>(schedule_.slot(rank * local_ + r, m, b));
+              std::copy_n(state.carried.records.data() + slot * static_cast<std::size_t>(per), per, all.data() + q);
+            }
+    }
+    std::vector<double> mine(mine_n);
+    ctx_.scatter(all.data(), mine.data(), mine_n);
+    const std::size_t each = mine_n / static_cast<std::size_t>(local_);
+    for (int r = 0; r < local_; ++r)
+      reps_[static_cast<std::size_t>(r)]->set_carried_records(
+          std::vector<double>(mine.begin() + static_cast<std::ptrdiff_t>(r * each),
+                              mine.begin() + static_cast<std::ptrdiff_t>((r + 1) * each)),
+          hdr[2]);
   }
 
  private:

@@ -1,5 +1,7 @@
 // The ReplicaContext of a job of one process: collectives are identities.
 #pragma once
+#include <algorithm>
+
 #include "parallel/replica_context.hpp"
 
 namespace dpointnet {
@@ -12,6 +14,8 @@ class SerialContext final : public ReplicaContext {
   void allreduce_sum(double*, std::size_t) override {}
   void broadcast(double*, std::size_t) override {}
   void broadcast(std::int64_t*, std::size_t) override {}
+  void gather(const double* send, std::size_t n, double* recv) override { std::copy(send, send + n, recv); }
+  void scatter(const double* send, double* recv, std::size_t n) override { std::copy(send, send + n, recv); }
   void barrier() override {}
 };
 

@@ -62,10 +62,16 @@ class Simulator {
     device::SpikeRing<MemSpace> z_ring;
     std::vector<device::CountRing<MemSpace>> input_rings;
     std::int64_t t = 0;
+    std::int64_t history = 0;  // steps before step 0 held in the rings (continue_from)
   };
   SegmentSnapshot make_snapshot() const;  // allocates
   void save(SegmentSnapshot& s) const;    // copies the current state into s
   void restore(const SegmentSnapshot& s);
+  // Continues a run from the end of another (train.carry_state): the state and the last D steps of spikes and
+  // inputs of `end` (taken at step end.t) become those before step `t_start`; the ring slots are rotated so
+  // that step t_start - d reads what step end.t - d wrote, including steps before 0.
+  void continue_from(const SegmentSnapshot& end, std::int64_t t_start);
+  std::int64_t history() const { return history_; }
   // Called after every step with the step index and the ring slot (t mod D) that holds its spikes/inputs.
   void set_step_hook(std::function<void(std::int64_t, int)> hook) { hook_ = std::move(hook); }
 
@@ -113,6 +119,7 @@ class Simulator {
   std::int64_t N_;
   double dt_;
   std::int64_t t_ = 0;
+  std::int64_t history_ = 0;  // 0 from rest; D after continue_from (propagation reads steps from -history_ on)
   SimOptions opt_;
   device::NeuronConstants<Real, MemSpace> k_;
   device::NeuronState<Real, MemSpace> state_;

@@ -1,6 +1,7 @@
 #include "train/checkpoint_file.hpp"
 
 #include <filesystem>
+#include <stdexcept>
 
 #include "io/hdf5_file.hpp"
 #include "util/error.hpp"
@@ -32,6 +33,19 @@ void write_checkpoint_file(const std::string& path, const CheckpointState& c) {
         f.write_double(g + "/adam_v", s.adam_v);
       }
     }
+    if (!c.carried.empty()) {
+      const auto& k = c.carried;
+      if (k.records.size() != static_cast<std::size_t>(k.slots * k.record_size))
+        throw std::logic_error("carried state: " + std::to_string(k.records.size()) + " values for " +
+                               std::to_string(k.slots) + " slots of " + std::to_string(k.record_size));
+      f.create_group("/carried_state");
+      f.write_double_2d("/carried_state/records", k.records, static_cast<std::size_t>(k.slots),
+                        static_cast<std::size_t>(k.record_size));
+      f.write_attr_string("/carried_state/records", "layout",
+                          "per slot: v[N] r[N] asc[2][N] psc_rise[R][N] psc[R][N] z_ring[D][N] input rings[D][n_src] "
+                          "(ring slot s mod D holds step s; normalized units)");
+      f.write_int64("/carried_state/end_step", {k.end_step});
+    }
     f.flush();
   }
   std::filesystem::rename(tmp, path);  // atomic on one file system: a reader never sees a partial checkpoint
@@ -61,6 +75,16 @@ CheckpointState read_checkpoint_file(const std::string& path) {
       s.adam_v = f.read_double(g + "/adam_v");
     }
     c.surfaces.push_back(std::move(s));
+  }
+  if (f.exists("/carried_state")) {
+    const std::string ds = "/carried_state/records";
+    if (!f.is_dataset(ds) || f.dataset_shape(ds).size() != 2)
+      throw InputError(path, "carried_state", "records", "must be a two-dimensional dataset [slots][record]");
+    const auto shape = f.dataset_shape(ds);
+    c.carried.slots = static_cast<std::int64_t>(shape[0]);
+    c.carried.record_size = static_cast<std::int64_t>(shape[1]);
+    c.carried.records = f.read_double(ds);
+    c.carried.end_step = f.read_int("/carried_state/end_step").at(0);
   }
   return c;
 }

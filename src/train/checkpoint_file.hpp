@@ -1,6 +1,7 @@
 // Checkpoint files (HDF5, written atomically; distinct from the BPTT segment snapshots in memory): every
 // weight (trainable and frozen; normalized and pA), initial weights, Adam moments and step count, RNG key and
-// sample counter, config and network hashes. Restore refuses a checkpoint of another network or config.
+// sample counter, config and network hashes; with train.carry_state the carried state of every sample slot. Restore
+// refuses a checkpoint of another network or config.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,12 +16,22 @@ struct SurfaceState {
   std::vector<double> weight_pA;                               // for people and other tools
 };
 
+// train.carry_state: the start state of every sample slot of the global batch (slot = the sample's position in
+// an update's samples, SampleSchedule::slot), one record of record_size values each (Trainer's carried-record
+// layout), in ring-slot order as of step end_step. Empty when the run carries no state.
+struct CarriedState {
+  std::int64_t slots = 0, record_size = 0, end_step = 0;
+  std::vector<double> records;  // [slots][record_size]
+  bool empty() const { return records.empty(); }
+};
+
 struct CheckpointState {
   std::int64_t step = 0;         // Adam updates done
   std::int64_t next_sample = 0;  // global index of the next sample to draw
   std::uint32_t seed = 0;        // RNG key
   std::string config_hash, network_hash, precision;
   std::vector<SurfaceState> surfaces;
+  CarriedState carried;
 };
 
 void write_checkpoint_file(const std::string& path, const CheckpointState& c);

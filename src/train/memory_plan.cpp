@@ -86,6 +86,9 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
     add("optimizer state (initial weights, Adam moments, gradients)", surf);
     add("segment snapshots (one per checkpoint_interval steps)", segments * (state + D * B * N + input_ring_bytes),
         true);
+    if (tc->carry_state)
+      add("carried states (train.carry_state: start and end state per micro-batch)",
+          2.0 * tc->micro_batches() * (state + D * B * N + input_ring_bytes), true);
     const double acc = real;  // adjoints are Real (float32 runs keep float32 adjoints)
     add("adjoints", N * B * acc * (1 + 2 * R + D * R + 2), true);
     add("segment record (v, r, spikes, inputs over D + C steps)",

@@ -25,6 +25,12 @@ struct SampleSchedule {
     return static_cast<std::int64_t>(m / accumulate) * replicas * accumulate * batch +
            static_cast<std::int64_t>(m % accumulate) * batch;
   }
+  // Position in an update's global batch (0 .. global_batch() - 1) of sample b of micro-batch m of replica
+  // `replica`: the sample slot whose state train.carry_state carries to the next update. Independent of the
+  // replica count for a given global batch only when replicas x accumulate stays the same.
+  std::int64_t slot(int replica, int m, int b) const {
+    return static_cast<std::int64_t>(replica) * batch * accumulate + micro_offset(m) + b;
+  }
   // The next sample to draw after `updates_done` updates (stored in checkpoint files).
   std::int64_t next_sample(std::int64_t updates_done) const { return updates_done * global_batch(); }
 };

@@ -18,9 +18,10 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
     throw InputError(f, "", "train", "section is required for training");
   const json& j = cfg.resolved["train"];
   JsonReader(f, "train")
-      .reject_unknown(j, {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate",
-                          "voltage_gradient_dampening", "recurrent_dampening_factor", "trainable", "losses",
-                          "optimizer", "save_checkpoint_every", "log_every", "accumulate", "warmup_ms", "conditions"});
+      .reject_unknown(
+          j, {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate", "voltage_gradient_dampening",
+              "recurrent_dampening_factor", "trainable", "losses", "optimizer", "save_checkpoint_every", "log_every",
+              "accumulate", "warmup_ms", "conditions", "carry_state"});
   const JsonReader r(f, "train");
   if (j.contains("epochs") || j.contains("steps_per_epoch")) {
     if (j.contains("steps")) throw InputError(f, "train", "steps", "give either steps or epochs x steps_per_epoch");
@@ -41,6 +42,7 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
                        "must be a whole number of run.dt steps (dt = " + std::to_string(cfg.dt) + " ms)");
     t.warmup_steps = static_cast<std::int64_t>(std::llround(steps));
   }
+  t.carry_state = r.boolean(j, "carry_state", false);
   if (j.contains("conditions")) {
     const json& cs = j["conditions"];
     if (!cs.is_array() || cs.empty())

@@ -46,6 +46,9 @@ struct TrainConfig {
   int condition_of(int micro_batch) const { return conditions.empty() ? -1 : micro_batch / accumulate; }
   double warmup_ms = 0;           // run from rest without gradient before the BPTT window
   std::int64_t warmup_steps = 0;  // warmup_ms / run.dt (a whole number of steps)
+  // Each sample slot of the global batch (per micro-batch) starts the next update from the final state of this
+  // update's sample in that slot; the first update starts from rest (after the warm-up).
+  bool carry_state = false;
   SurrogateKind surrogate = SurrogateKind::Triangle;
   double dampening_factor = 0.1;  // gamma
   double sigma = 0.28;

@@ -1,6 +1,7 @@
 // Explicit instantiations of the trainer: float and double on the default execution space, and on Serial too
 // when it is enabled besides another default space (so tests can compare backends).
 #include "train/impl/trainer_access_impl.hpp"
+#include "train/impl/trainer_carry_impl.hpp"
 #include "train/impl/trainer_impl.hpp"
 #include "util/kokkos_compat.hpp"
 

@@ -82,6 +82,16 @@ class Trainer {
   const std::vector<double>& update_spike_counts() const { return update_counts_; }
   std::int64_t sign_violations() const;
 
+  // train.carry_state: the committed start states of this trainer's sample slots (micro-batch m, sample b at
+  // local slot m B + b), one record of carried_record_size() values per slot: v[N], r[N], asc[2][N],
+  // psc_rise[R][N], psc[R][N], the spike ring [D][N] and each input ring [D][n_src] in ring-slot order as of the
+  // runs' end step (W + T). Empty before the first update.
+  std::size_t carried_record_size() const;
+  bool has_carried_state() const { return carry_valid_; }
+  std::vector<double> carried_records() const;
+  void set_carried_records(const std::vector<double>& records, std::int64_t end_step);
+  std::int64_t window_end_step() const { return W_ + T_; }
+
   std::int64_t adam_step() const { return adam_step_; }
   void set_adam_step(std::int64_t s) { adam_step_ = s; }
   int n_surfaces() const { return static_cast<int>(surfaces_.size()); }
@@ -94,7 +104,7 @@ class Trainer {
   void set(int s, Field f, const std::vector<double>& values);  // Weight, InitialWeight, AdamM, AdamV
 
  private:
-  void forward_with_snapshots();
+  void forward_with_snapshots(int micro_batch);
   void backward();
   void reverse_step(std::int64_t t, std::int64_t t0);
   double weight_regularizer();  // adds its gradient; returns sum of (w - w0)^2 over trainable edges
@@ -128,6 +138,11 @@ class Trainer {
   int active_condition_ = -1;
   SampleSchedule schedule_;
   std::int64_t last_forward_sample_ = -1;
+  // carried states (train.carry_state): start states per micro-batch, end states of the current update
+  std::vector<typename Simulator<Real, ExecSpace>::SegmentSnapshot> carry_in_, carry_out_;
+  bool carry_valid_ = false;
+  std::int64_t s_min_ = 0;  // first step with activity in the current forward pass (-D when carried)
+  void allocate_carry();
   void select_micro_batch(int k);  // the inputs of micro-batch k
   template <class HostCounts>
   double add_neuron_counts(const HostCounts& hc, std::vector<double>& sum) const;

@@ -67,6 +67,12 @@ std::string JsonReader::string(const json& o, const std::string& key, const std:
   return o[key].get<std::string>();
 }
 
+bool JsonReader::boolean(const json& o, const std::string& key, bool dflt) const {
+  if (!o.contains(key)) return dflt;
+  if (!o[key].is_boolean()) fail(key, "must be true or false, got " + o[key].dump());
+  return o[key].get<bool>();
+}
+
 double JsonReader::required_number(const json& o, const std::string& key) const {
   if (!o.contains(key)) fail(key, "is required");
   const json& v = o.at(key);

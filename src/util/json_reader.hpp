@@ -29,6 +29,7 @@ class JsonReader {
   double number(const nlohmann::json& o, const std::string& key, double dflt, Range r = Range::Any) const;
   std::int64_t integer(const nlohmann::json& o, const std::string& key, std::int64_t dflt, std::int64_t min) const;
   std::string string(const nlohmann::json& o, const std::string& key, const std::string& dflt) const;
+  bool boolean(const nlohmann::json& o, const std::string& key, bool dflt) const;
   // Required keys.
   double required_number(const nlohmann::json& o, const std::string& key) const;
   std::string required_string(const nlohmann::json& o, const std::string& key) const;

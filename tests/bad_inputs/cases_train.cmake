@@ -9,7 +9,7 @@ foreach(case
     trainable_not_bool
     unknown_optimizer negative_lr beta1_ge_1 unknown_surrogate unknown_train_key steps_zero
     checkpoint_interval_zero accumulate_zero accumulate_not_integer
-    warmup_not_whole_steps warmup_negative conditions_empty conditions_unknown_input conditions_node_set_changed
+    warmup_not_whole_steps warmup_negative carry_state_not_bool conditions_empty conditions_unknown_input conditions_node_set_changed
     rate_distribution_missing_file rate_distribution_missing_type
     rate_distribution_missing_column rate_distribution_negative_rate rate_distribution_unknown_penalty
     missing_losses checkpoint_from_other_network checkpoint_from_other_config

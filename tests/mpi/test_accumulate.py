@@ -8,8 +8,11 @@ of each replica's last micro-batch, so they are compared only where a run has on
 --pooled adds a RateDistribution loss (issue 11 item 1), which pools the spike counts of the whole global batch:
 then the same runs (and mirrored 2 x batch 4, mpirun -n N batch 8 / N without accumulation) must equal serial
 batch 8 too.
+--carry turns on train.carry_state (issue 11 item 2) in every run, without the warm-up (so that the carried spike
+history before step 0 is read): each sample slot of the global batch starts update k + 1 from its state at the end of
+update k, whichever replica and micro-batch holds the slot, so every run must still equal serial batch 8.
 
-  test_accumulate.py --bin build/dpointnet [--mpi-bin build/dpointnet-mpi --ranks 2] [--pooled]
+  test_accumulate.py --bin build/dpointnet [--mpi-bin build/dpointnet-mpi --ranks 2] [--pooled] [--carry]
 """
 import json
 import os
@@ -33,7 +36,11 @@ def main():
     ap.add_argument("--conditions", action="store_true",
                     help="two stimulus conditions (LGN 5 and 30 Hz) instead of accumulation: serial batch 4 x 2 "
                          "conditions is the reference of mirrored 2 x 2 x 2 and mpirun -n N batch 4/N x 2")
+    ap.add_argument("--carry", action="store_true", help="train.carry_state in every run (no warm-up)")
     a = ap.parse_args()
+    global WARMUP
+    if a.carry:
+        WARMUP = {"carry_state": True}
     if any((GLOBAL_BATCH // K) % n for n in a.ranks):
         ap.error(f"every rank count must divide {GLOBAL_BATCH // K}: {a.ranks}")
     if a.ranks and not a.mpi_bin:

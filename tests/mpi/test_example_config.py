@@ -4,7 +4,9 @@ the run.distribution block, and both run: serially and under `mpirun -n N` (--ra
 each, on the example network generated into a temporary directory). input/v1_example_train_accumulate.json
 differs from the serial one only by batch_size 2 x train.accumulate 2 (the same 4 samples per update) and its
 output directory, and runs too; input/v1_example_train_rate_distribution.json (warm-up 50 ms, RateDistribution
-against input/v1_example_observed_rates.csv) runs and writes rates.h5 with the observed distributions.
+against input/v1_example_observed_rates.csv) runs and writes rates.h5 with the observed distributions;
+input/v1_example_train_carry_state.json differs from the serial one only by warmup_ms 50 + carry_state and its
+output directory, runs, and its checkpoint holds the carried state of the 4 sample slots.
 
   test_example_config.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--ranks N]
 
@@ -41,12 +43,19 @@ def main():
     expected["output"]["output_dir"] = acc["output"]["output_dir"]
     if acc != expected or serial["run"]["batch_size"] != 4:
         fails.append("the accumulation example differs from the serial one by more than batch 2 x accumulate 2")
+    carry = json.load(open(os.path.join(REPO, "input", "v1_example_train_carry_state.json")))
+    expected = json.loads(json.dumps(serial))
+    expected["train"].update({"warmup_ms": 50.0, "carry_state": True})
+    expected["output"]["output_dir"] = carry["output"]["output_dir"]
+    if carry != expected:
+        fails.append("the carried-state example differs from the serial one by more than warmup_ms + carry_state")
     tmp = tempfile.mkdtemp(prefix="dpointnet_example_")
     try:
         run([a.bin, "generate", "--out", os.path.join(tmp, "v1_example"), "--neurons", "300", "--seed", "1", "--gzip"])
         shutil.copy(os.path.join(REPO, "input", "v1_example_observed_rates.csv"), tmp)
         ratedist = json.load(open(os.path.join(REPO, "input", "v1_example_train_rate_distribution.json")))
-        for name, cfg in (("serial", serial), ("mpi", mpi), ("accumulate", acc), ("rate_distribution", ratedist)):
+        for name, cfg in (("serial", serial), ("mpi", mpi), ("accumulate", acc), ("rate_distribution", ratedist),
+                          ("carry_state", carry)):
             cfg = json.loads(json.dumps(cfg))
             cfg["output"]["output_dir"] = os.path.join(tmp, "out_" + name)
             path = os.path.join(tmp, name + ".json")  # same directory layout as input/: network path stays relative
@@ -71,6 +80,11 @@ def main():
                 for mean, row in zip(means, (rows[1], rows[-1])):
                     if abs(mean - float(row[col])) > 1e-6 * max(1.0, float(row[col])):
                         fails.append(f"{name}: rates.h5 mean {mean} vs metrics rate_hz {row[col]}")
+                if name == "carry_state":
+                    with h5py.File(os.path.join(tmp, "out_" + name, "checkpoints", "step_2.h5"), "r") as f:
+                        slots = f["carried_state/records"].shape[0] if "carried_state/records" in f else 0
+                    if slots != 4:
+                        fails.append(f"{name}: the checkpoint holds {slots} carried sample slots, not 4")
                 if name == "rate_distribution" and not has_obs:
                     fails.append(f"{name}: rates.h5 lacks the 5 observed distributions")
                 print(f"  {name} ({how}): 2 updates done, rates.h5 written")

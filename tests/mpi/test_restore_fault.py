@@ -11,7 +11,10 @@ N ranks (--ranks, default 2; N divides the global batch 8) x batch 8/N:
    checkpoint is left, and the last complete checkpoint (step 4) restores and finishes the run with the same
    weights as the straight run.
 
-  test_restore_fault.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--ranks N]
+--carry turns on train.carry_state: the checkpoints then hold every sample slot's carried state, gathered from
+the ranks by global slot, and each restore scatters it back (issue 11 item 2).
+
+  test_restore_fault.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--ranks N] [--carry]
 
 tests/CMakeLists.txt registers mpi.restore_fault.np1/np2/np4.
 """
@@ -33,6 +36,7 @@ GLOBAL_BATCH = 8
 
 def main():
     ap = add_ranks(parse_binaries(), 2, divides=GLOBAL_BATCH)
+    ap.add_argument("--carry", action="store_true", help="train.carry_state in every run")
     a = ap.parse_args()
     n = a.ranks
     local = GLOBAL_BATCH // n
@@ -46,6 +50,8 @@ def main():
         make_network(a.bin, net)
         dist = {"mode": "mpi"}
         extra = {"save_checkpoint_every": 2}
+        if a.carry:
+            extra["carry_state"] = True
         c_straight = train_config(os.path.join(tmp, "straight.json"), net, os.path.join(tmp, "straight"), local, 6,
                                   dist, extra_train=extra)
         c_int = train_config(os.path.join(tmp, "int.json"), net, os.path.join(tmp, "int"), local, 6, dist,
@@ -68,6 +74,8 @@ def main():
                 fails.append(f"resume: {k} differs")
             if e >= 1e-6:
                 fails.append(f"serial equivalence: {k} relative L2 {e:.3e}")
+        if a.carry and ("carried_state/records" not in A or A["carried_state/records"].shape[0] != GLOBAL_BATCH):
+            fails.append("the checkpoint holds no carried state of the 8 sample slots")
         if np.array_equal(A["surfaces/recurrent/weight"], A["surfaces/recurrent/initial_weight"]):
             fails.append("weights did not move: comparison vacuous")
         # the metrics log of the N-rank run equals the serial global-batch run's (all but timing columns)

@@ -1,8 +1,10 @@
 #include "parallel/mpi/mpi_context.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <stdexcept>
+#include <vector>
 
 namespace dpointnet {
 
@@ -45,6 +47,28 @@ void MpiContext::broadcast(double* data, std::size_t n) {
 }
 void MpiContext::broadcast(std::int64_t* data, std::size_t n) {
   chunked(n, [&](std::size_t off, int c) { check(MPI_Bcast(data + off, c, MPI_INT64_T, 0, comm_), "MPI_Bcast"); });
+}
+// Chunk by chunk through a staging buffer, so that the result is rank-major over the whole n.
+void MpiContext::gather(const double* send, std::size_t n, double* recv) {
+  std::vector<double> stage;
+  chunked(n, [&](std::size_t off, int c) {
+    if (rank_ == 0) stage.resize(static_cast<std::size_t>(c) * static_cast<std::size_t>(size_));
+    check(MPI_Gather(send + off, c, MPI_DOUBLE, stage.data(), c, MPI_DOUBLE, 0, comm_), "MPI_Gather");
+    if (rank_ == 0)
+      for (int r = 0; r < size_; ++r)
+        std::copy_n(stage.data() + static_cast<std::size_t>(r) * c, c, recv + static_cast<std::size_t>(r) * n + off);
+  });
+}
+void MpiContext::scatter(const double* send, double* recv, std::size_t n) {
+  std::vector<double> stage;
+  chunked(n, [&](std::size_t off, int c) {
+    if (rank_ == 0) {
+      stage.resize(static_cast<std::size_t>(c) * static_cast<std::size_t>(size_));
+      for (int r = 0; r < size_; ++r)
+        std::copy_n(send + static_cast<std::size_t>(r) * n + off, c, stage.data() + static_cast<std::size_t>(r) * c);
+    }
+    check(MPI_Scatter(stage.data(), c, MPI_DOUBLE, recv + off, c, MPI_DOUBLE, 0, comm_), "MPI_Scatter");
+  });
 }
 void MpiContext::barrier() { check(MPI_Barrier(comm_), "MPI_Barrier"); }
 

@@ -21,6 +21,8 @@ class MpiContext final : public ReplicaContext {
   void allreduce_sum(double* data, std::size_t n) override;
   void broadcast(double* data, std::size_t n) override;
   void broadcast(std::int64_t* data, std::size_t n) override;
+  void gather(const double* send, std::size_t n, double* recv) override;
+  void scatter(const double* send, double* recv, std::size_t n) override;
   void barrier() override;
   MPI_Comm comm() const { return comm_; }
 

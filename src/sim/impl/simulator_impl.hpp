@@ -7,6 +7,7 @@
 #include "device/neuron_step.hpp"
 #include "device/propagate.hpp"
 #include "sim/impl/simulator_inputs_impl.hpp"
+#include "sim/impl/simulator_snapshot_impl.hpp"
 #include "sim/simulator.hpp"
 
 namespace dpointnet {
@@ -150,6 +151,7 @@ void Simulator<Real, ExecSpace>::reset() {
   Kokkos::deep_copy(i_ext_, Real(0));
   for (auto& in : inputs_) Kokkos::deep_copy(in->ring, std::uint16_t(0));
   t_ = 0;
+  history_ = 0;
   events_ = 0;
   update_current(0);
 }
@@ -158,7 +160,7 @@ namespace impl {
 template <class ExecSpace, class Activity, class Ring>
 double count_events(const ExecSpace& space, const Ring& ring,
                     const Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>& offsets, std::int64_t t, int D,
-                    int B, std::int64_t n_src) {
+                    int B, std::int64_t n_src, std::int64_t s_min) {
   double total = 0;
   Kokkos::parallel_reduce(
       "dpointnet::count_events", Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<std::int64_t>(B) * n_src * D),
@@ -168,8 +170,8 @@ double count_events(const ExecSpace& space, const Ring& ring,
         const std::int64_t j = rest % n_src;
         const int b = static_cast<int>(rest / n_src);
         const std::int64_t s = t - (dm1 + 1);
-        if (s < 0) return;
-        const Activity a = ring(static_cast<int>(s % D), b, j);
+        if (s < s_min) return;
+        const Activity a = ring(static_cast<int>((s + D) % D), b, j);
         if (a) acc += double(a > 0) * double(offsets(j * D + dm1 + 1) - offsets(j * D + dm1));
       },
       total);
@@ -183,25 +185,38 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   const std::int64_t t = t_;
   update_current(t);
   device::fill(space_, u_, std::int64_t(0));
+  const std::int64_t s_min = -history_;
   // 1. synaptic drive
   if (recurrent_.target.extent(0) > 0) {
     device::propagate(space_, "dpointnet::propagate_recurrent",
-                      device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_}, B_);
+                      device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_, s_min},
+                      B_);
     if (count_events_)
-      events_ += impl::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t, D_, B_, N_);
+      events_ += impl::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t, D_, B_, N_, s_min);
   }
   for (auto& in : inputs_) {
     const std::int64_t ns = in->edges.n_sources;
     device::propagate(space_, "dpointnet::propagate_input",
-                      device::PropagateFunctor<Real, ExecSpace, std::uint16_t>{in->edges, in->ring, u_, t, D_}, B_);
+                      device::PropagateFunctor<Real, ExecSpace, std::uint16_t>{in->edges, in->ring, u_, t, D_, s_min},
+                      B_);
     if (count_events_)
-      events_ += impl::count_events<ExecSpace, std::uint16_t>(space_, in->ring, in->edges.offsets, t, D_, B_, ns);
+      events_ +=
+          impl::count_events<ExecSpace, std::uint16_t>(space_, in->ring, in->edges.offsets, t, D_, B_, ns, s_min);
   }
   // 2-8. neurons
   const int slot_now = static_cast<int>(t % D_);
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
-  device::NeuronStepFunctor<Real, ExecSpace> nf{
-      k_, state_, u_, z_ring_, v_step_, i_ext_, static_cast<Real>(dt_), int(N_), slot_prev, slot_now, t > 0};
+  device::NeuronStepFunctor<Real, ExecSpace> nf{k_,
+                                                state_,
+                                                u_,
+                                                z_ring_,
+                                                v_step_,
+                                                i_ext_,
+                                                static_cast<Real>(dt_),
+                                                int(N_),
+                                                slot_prev,
+                                                slot_now,
+                                                t > 0 || history_ > 0};
   device::neuron_step(space_, nf, B_);
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
@@ -237,46 +252,6 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   }
   if (hook_) hook_(t, slot_now);
   ++t_;
-}
-
-template <class Real, class ExecSpace>
-typename Simulator<Real, ExecSpace>::SegmentSnapshot Simulator<Real, ExecSpace>::make_snapshot() const {
-  SegmentSnapshot s;
-  const std::size_t N = static_cast<std::size_t>(N_);
-  s.state.v = decltype(s.state.v)("snapshot.v", B_, N);
-  s.state.r = decltype(s.state.r)("snapshot.r", B_, N);
-  s.state.asc = decltype(s.state.asc)("snapshot.asc", B_, kNumAsc, N);
-  s.state.psc_rise = decltype(s.state.psc_rise)("snapshot.psc_rise", B_, R_, N);
-  s.state.psc = decltype(s.state.psc)("snapshot.psc", B_, R_, N);
-  s.z_ring = device::SpikeRing<MemSpace>("snapshot.z_ring", D_, B_, N);
-  for (const auto& in : inputs_)
-    s.input_rings.emplace_back("snapshot.input_ring", in->ring.extent(0), in->ring.extent(1), in->ring.extent(2));
-  return s;
-}
-
-template <class Real, class ExecSpace>
-void Simulator<Real, ExecSpace>::save(SegmentSnapshot& s) const {
-  Kokkos::deep_copy(s.state.v, state_.v);
-  Kokkos::deep_copy(s.state.r, state_.r);
-  Kokkos::deep_copy(s.state.asc, state_.asc);
-  Kokkos::deep_copy(s.state.psc_rise, state_.psc_rise);
-  Kokkos::deep_copy(s.state.psc, state_.psc);
-  Kokkos::deep_copy(s.z_ring, z_ring_);
-  for (std::size_t q = 0; q < inputs_.size(); ++q) Kokkos::deep_copy(s.input_rings[q], inputs_[q]->ring);
-  s.t = t_;
-}
-
-template <class Real, class ExecSpace>
-void Simulator<Real, ExecSpace>::restore(const SegmentSnapshot& s) {
-  Kokkos::deep_copy(state_.v, s.state.v);
-  Kokkos::deep_copy(state_.r, s.state.r);
-  Kokkos::deep_copy(state_.asc, s.state.asc);
-  Kokkos::deep_copy(state_.psc_rise, s.state.psc_rise);
-  Kokkos::deep_copy(state_.psc, s.state.psc);
-  Kokkos::deep_copy(z_ring_, s.z_ring);
-  for (std::size_t q = 0; q < inputs_.size(); ++q) Kokkos::deep_copy(inputs_[q]->ring, s.input_rings[q]);
-  t_ = s.t;
-  update_current(t_, true);
 }
 
 template <class Real, class ExecSpace>

@@ -40,7 +40,7 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
     const std::int64_t first = first_sample + schedule_.micro_offset(k);
     select_micro_batch(k);
     sim_->set_sample_offset(first);
-    forward_with_snapshots();
+    forward_with_snapshots(k);
     last_forward_sample_ = first;
     add_neuron_counts(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts_), sum);
     cached_forward_ = first;
@@ -90,7 +90,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     select_micro_batch(k);  // a no-op for the cached forward pass: its condition is still selected
     if (cached_forward_ != first) {
       sim_->set_sample_offset(first);
-      forward_with_snapshots();
+      forward_with_snapshots(k);
       last_forward_sample_ = first;
     }
     cached_forward_ = -1;

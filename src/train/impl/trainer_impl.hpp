@@ -110,7 +110,7 @@ void Trainer<Real, ExecSpace>::select_micro_batch(int k) {
 }
 
 template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::forward_with_snapshots() {
+void Trainer<Real, ExecSpace>::forward_with_snapshots(int micro_batch) {
   device::fill(space_, counts_, 0);
   const bool need_v = bp_.vreg_range_scale > 0 || bp_.vreg_threshold_scale > 0;
   using Stats = device::ForwardStatsFunctor<Real, ExecSpace>;
@@ -119,12 +119,18 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots() {
   // The last segment is recorded as it runs (its records are what the reverse sweep needs first), so the
   // backward pass does not recompute it.
   std::int64_t t0_recorded = -1;
-  sim_->reset();
-  if (W_ > 0) {  // warm-up from rest: no statistics, no snapshots, no gradient
-    Kokkos::Profiling::pushRegion("dpointnet::warmup_steps");
-    sim_->run(W_, nullptr);
-    Kokkos::Profiling::popRegion();
+  const auto m = static_cast<std::size_t>(micro_batch);
+  if (carry_valid_) {  // train.carry_state: the window continues the slot's last run (no warm-up)
+    sim_->continue_from(carry_in_[m], W_);
+  } else {
+    sim_->reset();
+    if (W_ > 0) {  // warm-up from rest: no statistics, no snapshots, no gradient
+      Kokkos::Profiling::pushRegion("dpointnet::warmup_steps");
+      sim_->run(W_, nullptr);
+      Kokkos::Profiling::popRegion();
+    }
   }
+  s_min_ = -sim_->history();
   // per step of the window: spike counts, and the voltage-regularizer sums reduced into device memory (no host
   // round trip)
   sim_->set_step_hook([&](std::int64_t t, int slot) {
@@ -151,6 +157,10 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots() {
   }
   sim_->set_step_hook(nullptr);
   last_segment_recorded_ = true;
+  if (tc_.carry_state) {
+    allocate_carry();
+    sim_->save(carry_out_[m]);
+  }
   // the sums in step order, as one copy per update
   vreg_range_sum_ = vreg_threshold_sum_ = 0;
   if (need_v) {
@@ -217,12 +227,12 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
     if (!s.trainable || e.weight.extent(0) == 0) continue;
     const std::int64_t groups = e.n_sources * D;
     if (q == 0) {
-      device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint8_t> wg{e,      rec_.z, adj_.gu, s.grad, t,
-                                                                       t0 - D, groups, D,       B_,     slot_gu};
+      device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint8_t> wg{e,      rec_.z, adj_.gu, s.grad,  t,     t0 - D,
+                                                                       groups, D,      B_,      slot_gu, s_min_};
       device::weight_grad(space_, "dpointnet::backward_weight_grad_recurrent", wg);
     } else {
       device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint16_t> wg{
-          e, x_ext_[q - 1], adj_.gu, s.grad, t, t0 - D, groups, D, B_, slot_gu};
+          e, x_ext_[q - 1], adj_.gu, s.grad, t, t0 - D, groups, D, B_, slot_gu, s_min_};
       device::weight_grad(space_, "dpointnet::backward_weight_grad_input", wg);
     }
   }
@@ -269,6 +279,10 @@ void Trainer<Real, ExecSpace>::apply_update() {
                                            scale};
     Kokkos::parallel_for("dpointnet::adam",
                          Kokkos::RangePolicy<ExecSpace>(space_, 0, static_cast<std::int64_t>(s.grad.extent(0))), f);
+  }
+  if (tc_.carry_state && !carry_out_.empty()) {  // this update's end states start the next one
+    std::swap(carry_in_, carry_out_);
+    carry_valid_ = true;
   }
   Kokkos::fence();
   t_update_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

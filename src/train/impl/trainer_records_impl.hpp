@@ -33,11 +33,12 @@ void Trainer<Real, ExecSpace>::record_history(const typename Simulator<Real, Exe
                                               std::int64_t t0) {
   const int D = D_;
   for (int m = 0; m < D; ++m) {
-    const std::int64_t s = t0 - D + m;
-    const int slot = s < 0 ? 0 : static_cast<int>(s % D);
-    impl::to_samples_fastest(space_, snap.z_ring, slot, rec_.z, m, s < 0);
+    const std::int64_t s = t0 - D + m;  // >= -D; steps before -snap.history are empty (from rest)
+    const bool empty = s < -snap.history;
+    const int slot = empty ? 0 : static_cast<int>((s + D) % D);
+    impl::to_samples_fastest(space_, snap.z_ring, slot, rec_.z, m, empty);
     for (std::size_t k = 0; k < x_ext_.size(); ++k)
-      impl::to_samples_fastest(space_, snap.input_rings[k], slot, x_ext_[k], m, s < 0);
+      impl::to_samples_fastest(space_, snap.input_rings[k], slot, x_ext_[k], m, empty);
   }
 }
 
