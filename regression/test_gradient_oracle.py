@@ -41,22 +41,27 @@ def rel_l2(a, b):
     return float(np.linalg.norm(a - b) / den)
 
 
-def write_observed_rates(net, path):
-    """Observed rates for every node type of the generated network: 25 to 60 log-normal draws per type (fixed
-    seed), as a space-separated table node_type_id rate_hz."""
-    types = set()
+def write_observed_rates(net, path, group_by=None):
+    """Observed rates for every node type of the generated network (or, with group_by, every value of that column
+    of the recurrent node types tables): 25 to 60 log-normal draws each (fixed seed), as a space-separated table
+    <node_type_id|group_by> rate_hz."""
+    keys = set()
     for root, _, files in os.walk(net):
         for name in files:
-            if name.endswith("nodes.h5"):
+            if not group_by and name.endswith("nodes.h5"):
                 with h5py.File(os.path.join(root, name), "r") as f:
                     for pop in f["nodes"]:
-                        types.update(int(t) for t in f["nodes"][pop]["node_type_id"][()])
+                        keys.update(str(int(t)) for t in f["nodes"][pop]["node_type_id"][()])
+            if group_by and name.endswith("node_types.csv") and not name.startswith(("lgn", "bkg")):
+                with open(os.path.join(root, name)) as f:
+                    rows = [ln.split() for ln in f if ln.strip()]
+                keys.update(r[rows[0].index(group_by)] for r in rows[1:])
     rng = np.random.default_rng(11)
     with open(path, "w") as f:
-        f.write("node_type_id rate_hz\n")
-        for t in sorted(types):
+        f.write(f"{group_by or 'node_type_id'} rate_hz\n")
+        for k in sorted(keys):
             for r in rng.lognormal(np.log(8.0), 0.8, size=int(rng.integers(25, 61))):
-                f.write(f"{t} {r:.6f}\n")
+                f.write(f"{k} {r:.6f}\n")
 
 
 def main():
@@ -77,6 +82,8 @@ def main():
     ap.add_argument("--carry-state", action="store_true", help="train.carry_state (use with --updates >= 2)")
     ap.add_argument("--conditions", action="store_true",
                     help="two stimulus conditions (train.conditions): LGN at 10 Hz and at 40 Hz")
+    ap.add_argument("--group-by", default=None,
+                    help="RateDistribution group_by: a node-types column (observed rates written per value)")
     ap.add_argument("--rate-distribution", choices=["squared", "huber"], default=None,
                     help="also a RateDistribution loss with this penalty (observed rates written by this script)")
     args = ap.parse_args()
@@ -116,9 +123,11 @@ def main():
             cfg["train"]["conditions"] = [{lgn: dict(cfg["inputs"][lgn], rate=r)} for r in (10.0, 40.0)]
         if args.rate_distribution:
             target = os.path.join(tmp, "observed_rates.csv")
-            write_observed_rates(net, target)
+            write_observed_rates(net, target, args.group_by)
             cfg["train"]["losses"].append({"type": "RateDistribution", "cost": 0.5, "target_file": target,
                                            "penalty": args.rate_distribution, "delta": 4.0})
+            if args.group_by:
+                cfg["train"]["losses"][-1]["group_by"] = args.group_by
         cpath = os.path.join(tmp, "train.json")
         with open(cpath, "w") as f:
             json.dump(cfg, f, indent=1)

@@ -122,41 +122,53 @@ def read_rates(path):
             if k not in f["rates_hz"].attrs:
                 bad(f"missing attribute {k} on /rates_hz")
             r[k] = int(f["rates_hz"].attrs[k])
+        r["group_by"] = "node_type_id"
+        r["groups"] = {}  # group value -> node type ids (group_by another node-types column)
         if "observed" in f:
+            r["group_by"] = str(f["observed"].attrs.get("group_by", "node_type_id"))
             for name in f["observed"]:
-                if not re.fullmatch(r"-?\d+", name):
+                if r["group_by"] == "node_type_id" and not re.fullmatch(r"-?\d+", name):
                     bad(f"/observed/{name} is not named by a node_type_id")
                 v = dataset(f, f"/observed/{name}").astype(np.float64)
                 if v.size == 0:
                     bad(f"dataset /observed/{name} is empty")
-                r["observed"][int(name)] = np.sort(v)
+                if r["group_by"] == "node_type_id":
+                    r["observed"][int(name)] = np.sort(v)
+                else:
+                    if "node_type_ids" not in f["observed"][name].attrs:
+                        bad(f"/observed/{name} lacks the node_type_ids attribute")
+                    r["observed"][name] = np.sort(v)
+                    r["groups"][name] = np.asarray(f["observed"][name].attrs["node_type_ids"], np.int64)
     return r
 
 
 def plot_rates(r, out, title):
     """One panel per node type: sorted rates of the first and last update against rank quantile, and the target."""
-    types = np.unique(r["ids"])
+    if r["groups"]:  # one panel per value of the group_by column
+        panels = [(f"{r['group_by']} {g}", np.isin(r["ids"], ids), g) for g, ids in sorted(r["groups"].items())]
+    else:
+        panels = [(f"node type {int(t)}", r["ids"] == t, int(t)) for t in np.unique(r["ids"])]
+    types = np.arange(len(panels))
     if types.size == 0:
         raise SystemExit("plot_training.py: rates.h5 has no neurons")
     ncol = min(4, types.size)
     nrow = math.ceil(types.size / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(3.4 * ncol, 2.8 * nrow + 0.7), squeeze=False)
     flat = axes.ravel()
-    for i, t in enumerate(types):
+    for i, (label, sel, key) in enumerate(panels):
         ax = flat[i]
-        sel = r["ids"] == t
         n = int(sel.sum())
         p = (np.arange(n) + 0.5) / n
         mk = "." if n <= 60 else None
         ax.plot(p, np.sort(r["first"][sel]), color="tab:blue", marker=mk, label=f"update {r['first_update']}")
         ax.plot(p, np.sort(r["last"][sel]), color="tab:orange", marker=mk, label=f"update {r['last_update']}")
-        if int(t) in r["observed"]:
-            ax.plot(p, np.quantile(r["observed"][int(t)], p, method="linear"), color="tab:red", ls="--",
+        if key in r["observed"]:
+            ax.plot(p, np.quantile(r["observed"][key], p, method="linear"), color="tab:red", ls="--",
                     label="observed (target)")
         elif r["target"] is not None and np.any(np.isfinite(r["target"][sel])):
             tgt = float(np.nanmean(r["target"][sel]))
             ax.axhline(tgt, color="tab:red", ls="--", lw=1, label=f"target {tgt:.3g} Hz")
-        ax.set_title(f"node type {int(t)} ({n} neurons)", fontsize=9)
+        ax.set_title(f"{label} ({n} neurons)", fontsize=9)
         ax.set_xlim(0, 1)
         ax.grid(True, alpha=0.3)
         if i % ncol == 0:
@@ -167,12 +179,13 @@ def plot_rates(r, out, title):
             ax.legend(loc="best", fontsize=7)
     for ax in flat[types.size:]:
         ax.set_visible(False)
-    fig.suptitle(title + f"\nsorted firing rates per node type, update {r['first_update']} and {r['last_update']}",
+    per = "node type" if not r["groups"] else r["group_by"]
+    fig.suptitle(title + f"\nsorted firing rates per {per}, update {r['first_update']} and {r['last_update']}",
                  fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
-    print(f"wrote {out} ({types.size} node-type panels)")
+    print(f"wrote {out} ({types.size} {'node-type' if not r['groups'] else r['group_by']} panels)")
 
 
 def positive(y):

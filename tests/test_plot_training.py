@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """scripts/plot_training.py on a synthetic output directory: training.png alone, with rates.h5 the per-node-type
-rate-distribution PNG (one panel per node type, --rates-out), and a malformed rates.h5 refused."""
+rate-distribution PNG (one panel per node type, --rates-out; one per group with a RateDistribution group_by), and a
+malformed rates.h5 refused."""
 import os
 import re
 import shutil
@@ -96,6 +97,35 @@ def case_rates(tmp, fails, observed, rates_out):
         fails.append(f"{tag}: the default PNG was written despite --rates-out")
 
 
+def case_group_by(tmp, fails):
+    """rates.h5 of a RateDistribution grouped by the node-types column ei: types 100 and 200 form group e,
+    type 300 group i; one panel per group."""
+    d = os.path.join(tmp, "group_by")
+    os.makedirs(d)
+    write_metrics(d)
+    rng = np.random.default_rng(4)
+    ids = np.array([100] * 12 + [200] * 9 + [300] * 7, dtype=np.int64)
+    with h5py.File(os.path.join(d, "rates.h5"), "w") as f:
+        f["node_type_id"] = ids
+        g = f.create_group("rates_hz")
+        g["first"], g["last"] = rng.gamma(2.0, 3.0, ids.size), rng.gamma(2.0, 2.5, ids.size)
+        g.attrs["first_update"], g.attrs["last_update"] = 1, 5
+        obs = f.create_group("observed")
+        obs.attrs["group_by"] = "ei"
+        for name, types in (("e", [100, 200]), ("i", [300])):
+            obs[name] = np.sort(rng.gamma(2.0, 2.0, 30))
+            obs[name].attrs["node_type_ids"] = np.array(types, np.uint32)
+    rc, out = run([d])
+    png = os.path.join(d, "rate_distributions.png")
+    if rc != 0:
+        return fails.append(f"group_by: exit {rc}: {out}")
+    e = png_ok(png)
+    if e:
+        fails.append(f"group_by: {e}")
+    if f"wrote {png} (2 ei panels)" not in out.splitlines():
+        fails.append(f"group_by: expected 'wrote {png} (2 ei panels)', got {out!r}")
+
+
 def case_bad(tmp, fails):
     d = os.path.join(tmp, "bad")
     os.makedirs(d)
@@ -115,7 +145,7 @@ def case_bad(tmp, fails):
 def main():
     tmp = tempfile.mkdtemp(prefix="dpointnet_plot_")
     cases = [lambda f: case_no_rates(tmp, f), lambda f: case_rates(tmp, f, True, False),
-             lambda f: case_rates(tmp, f, False, True), lambda f: case_bad(tmp, f)]
+             lambda f: case_rates(tmp, f, False, True), lambda f: case_group_by(tmp, f), lambda f: case_bad(tmp, f)]
     passed = failed = 0
     try:
         for c in cases:

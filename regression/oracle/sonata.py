@@ -126,6 +126,7 @@ def load_nodes(nodes_file, node_types_file, components):
             gidx = read_ids(g['node_group_index']) if 'node_group_index' in g else np.arange(n, dtype=np.int64)
             pop = NodePopulation(pname, node_ids)
             pop.node_type_id = ntid
+            pop.types = types  # the node types table (RateDistribution group_by reads its columns)
             groups = {}
             for i in range(n):
                 gname = str(int(gid[i]))

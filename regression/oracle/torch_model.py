@@ -41,6 +41,17 @@ class TorchModel:
         node_types = [p.node_type_id for p in net.rec_pops]
         self.node_type_id = np.concatenate(node_types) if node_types else np.zeros(0, np.int64)
 
+    def node_type_column(self, col):
+        """Per recurrent neuron, the value (str) of a node-types column; node_type_id as its decimal string."""
+        vals = []
+        for p in self.net.rec_pops:
+            for t in p.node_type_id:
+                v = str(int(t)) if col == 'node_type_id' else p.types.get(int(t), col)
+                if v is None:
+                    raise ValueError('node type %d has no %s' % (int(t), col))
+                vals.append(v)
+        return np.array(vals, dtype=object)
+
     def initial_weights(self):
         return {s: self.net.e_w[self.surface_edges[s]].copy() for s in self.surface_names}
 

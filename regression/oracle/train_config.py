@@ -7,20 +7,25 @@ from .autograd_ops import TrainError
 LOSS_TYPES = ('TargetFiringRate', 'VoltageRegularization', 'WeightRegularization', 'RateDistribution')
 
 
-def read_observed_rates(path):
-    """{node_type_id: sorted rates (Hz)} from a whitespace table (node_type_id rate_hz) or an HDF5 file."""
+def read_observed_rates(path, group_by='node_type_id'):
+    """{group value (str): sorted rates (Hz)} from a whitespace table (<group_by> rate_hz) or an HDF5 file
+    (/node_type_id + /rate_hz, or one dataset /observed/<value> per group)."""
     if path.endswith('.h5') or path.endswith('.hdf5'):
         import h5py
         with h5py.File(path, 'r') as f:
-            ids, hz = np.asarray(f['node_type_id'][()], np.int64), np.asarray(f['rate_hz'][()], np.float64)
+            if 'observed' in f:
+                return {k: np.sort(np.asarray(f['observed'][k][()], np.float64)) for k in f['observed']}
+            keys = np.array([str(int(t)) for t in f['node_type_id'][()]], dtype=object)
+            hz = np.asarray(f['rate_hz'][()], np.float64)
     else:
         with open(path) as f:
             rows = [ln.split() for ln in f if ln.strip()]
         head = rows[0]
-        ci, cr = head.index('node_type_id'), head.index('rate_hz')
-        ids = np.array([int(r[ci]) for r in rows[1:]], np.int64)
+        ci, cr = head.index(group_by), head.index('rate_hz')
+        conv = (lambda v: str(int(v))) if group_by == 'node_type_id' else str
+        keys = np.array([conv(r[ci]) for r in rows[1:]], dtype=object)
         hz = np.array([float(r[cr]) for r in rows[1:]], np.float64)
-    return {int(t): np.sort(hz[ids == t]) for t in np.unique(ids)}
+    return {k: np.sort(hz[keys == k]) for k in sorted(set(keys.tolist()))}
 
 
 class TrainConfig:
@@ -78,14 +83,16 @@ class TrainConfig:
                 else:
                     raise TrainError('train.losses[%d]: TargetFiringRate needs target or target_by_node_type' % i)
             elif ty == 'RateDistribution':
-                obs = read_observed_rates(L['target_file'])
+                group_by = L.get('group_by', 'node_type_id')
+                obs = read_observed_rates(L['target_file'], group_by)
                 spec['penalty'] = L.get('penalty', 'squared')
                 spec['delta'] = float(L.get('delta', 1.0))
                 spec['groups'] = []
-                for t in np.unique(model.node_type_id):
-                    idx = np.nonzero(model.node_type_id == t)[0]
+                col = model.node_type_column(group_by)
+                for g in sorted(set(col.tolist())):
+                    idx = np.nonzero(col == g)[0]
                     p = (np.arange(len(idx)) + 0.5) / len(idx)
-                    spec['groups'].append((idx, np.quantile(obs[int(t)], p, method='linear')))
+                    spec['groups'].append((idx, np.quantile(obs[g], p, method='linear')))
             elif ty == 'VoltageRegularization':
                 mode = L.get('mode', 'range')
                 if mode not in ('range', 'threshold'):

@@ -21,7 +21,15 @@ void write_rates_file(const std::string& path, const Network& net, const TrainCo
     f.write_attr_uint32("/rates_hz", "last_update", {static_cast<std::uint32_t>(last_update)});
     for (const auto& l : tc.losses) {
       if (l.kind == LossKind::RateDistribution && !f.exists("/observed")) {
-        for (const auto& [id, rates] : l.observed) f.write_double("/observed/" + std::to_string(id), rates);
+        for (const auto& [g, rates] : l.observed) {
+          std::vector<std::uint32_t> ids;  // the simulated node types of the group
+          for (const auto& [id, gv] : l.group_of_type)
+            if (gv == g) ids.push_back(static_cast<std::uint32_t>(id));
+          if (ids.empty()) continue;  // observed, but no simulated type has this value
+          f.write_double("/observed/" + g, rates);
+          f.write_attr_uint32("/observed/" + g, "node_type_ids", ids);
+        }
+        f.write_attr_string("/observed", "group_by", l.group_by);
       } else if (l.kind == LossKind::TargetFiringRate && !l.per_step && !f.exists("/target_hz")) {
         std::vector<double> t(type.size(), l.target);
         for (std::size_t i = 0; i < t.size(); ++i) {

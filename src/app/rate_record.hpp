@@ -30,8 +30,9 @@ std::vector<double> global_rates_hz(ReplicaSet<Real>& rs, const SimulationConfig
 }
 
 // Writes path (atomically: a temporary name, then renamed): /node_type_id, /rates_hz/{first,last} with
-// attributes first_update and last_update, /observed/<node_type_id> of a RateDistribution loss and /target_hz of
-// a TargetFiringRate loss in Hz, when the run has them.
+// attributes first_update and last_update, /observed/<group value> of a RateDistribution loss (attribute group_by
+// on /observed: node_type_id or the node-types column; node_type_ids on each: the simulated types of the group)
+// and /target_hz of a TargetFiringRate loss in Hz, when the run has them.
 void write_rates_file(const std::string& path, const Network& net, const TrainConfig& tc,
                       const std::vector<double>& first, const std::vector<double>& last, std::int64_t first_update,
                       std::int64_t last_update);

@@ -15,83 +15,148 @@
 
 namespace dpointnet {
 
-std::map<std::int64_t, std::vector<double>> read_observed_rates(const std::string& file, const std::string& config,
-                                                                const std::string& section, const Network& net) {
+std::map<std::int64_t, std::string> node_type_groups(const SimulationConfig& cfg, const Network& net,
+                                                     const std::string& column, const std::string& section) {
+  std::map<std::int64_t, std::string> groups;
+  if (column == "node_type_id") {
+    for (const auto& p : net.populations)
+      if (!p.is_virtual)
+        for (std::int64_t id : p.node_type_ids) groups[id] = std::to_string(id);
+    return groups;
+  }
+  for (const auto& p : net.populations) {
+    if (p.is_virtual) continue;
+    const NodesEntry* entry = nullptr;
+    for (const auto& e : cfg.nodes)
+      if (e.nodes_file == p.nodes_file) entry = &e;
+    if (!entry) throw InputError(cfg.path, section, "group_by", "no node types table for population " + p.name);
+    const CsvTable t = CsvTable::read(entry->node_types_file);
+    if (!t.has_column(column))
+      throw InputError(entry->node_types_file, "", column,
+                       "column is missing (" + section + ".group_by names a column of the node types tables)");
+    for (std::int64_t id : p.node_type_ids) {
+      if (groups.count(id)) continue;
+      const long row = t.find_row("node_type_id", id);
+      const auto v = row < 0 ? std::nullopt : t.get(static_cast<std::size_t>(row), column);
+      if (!v)
+        throw InputError(entry->node_types_file, "node_type_id " + std::to_string(id), column,
+                         "is empty (" + section + ".group_by needs a value for every simulated node type)");
+      if (v->find('/') != std::string::npos || *v == "." || *v == "..")
+        throw InputError(entry->node_types_file, "node_type_id " + std::to_string(id), column,
+                         "\"" + *v + "\" cannot name an HDF5 dataset (rates.h5 /observed/<value>): no '/'");
+      groups[id] = *v;
+    }
+  }
+  return groups;
+}
+
+namespace {
+bool is_hdf5(const std::string& file) {
+  auto ends = [&](const char* x) {
+    const std::string e(x);
+    return file.size() > e.size() && file.compare(file.size() - e.size(), e.size(), e) == 0;
+  };
+  return ends(".h5") || ends(".hdf5");
+}
+}  // namespace
+
+std::map<std::string, std::vector<double>> read_observed_rates(const std::string& file, const std::string& config,
+                                                               const std::string& section, const std::string& group_by,
+                                                               const std::map<std::int64_t, std::string>& groups) {
   if (!std::filesystem::is_regular_file(file))
     throw InputError(config, section, "target_file", "'" + file + "' does not exist or is not a file");
-  std::vector<std::int64_t> type;
+  std::vector<std::string> key;
   std::vector<double> rate;
-  const bool h5 = file.size() > 3 && (file.compare(file.size() - 3, 3, ".h5") == 0 ||
-                                      (file.size() > 5 && file.compare(file.size() - 5, 5, ".hdf5") == 0));
-  if (h5) {
+  if (is_hdf5(file)) {
     auto f = h5::File::open_read(file);
-    for (const char* ds : {"/node_type_id", "/rate_hz"})
-      if (!f.is_dataset(ds)) throw InputError(file, "", ds, "dataset is missing (target_file of " + section + ")");
-    type = f.read_int("/node_type_id");
-    rate = f.read_double("/rate_hz");
-    if (type.size() != rate.size())
-      throw InputError(file, "", "rate_hz",
-                       std::to_string(rate.size()) + " rates for " + std::to_string(type.size()) + " node_type_ids");
+    if (f.is_group("/observed")) {  // one dataset per group value
+      for (const auto& name : f.children("/observed")) {
+        const auto v = f.read_double("/observed/" + name);
+        key.insert(key.end(), v.size(), name);
+        rate.insert(rate.end(), v.begin(), v.end());
+      }
+    } else {
+      if (group_by != "node_type_id")
+        throw InputError(file, "", "/observed",
+                         "group is missing: with group_by \"" + group_by +
+                             "\" the HDF5 target file holds /observed/<value> datasets");
+      for (const char* ds : {"/node_type_id", "/rate_hz"})
+        if (!f.is_dataset(ds)) throw InputError(file, "", ds, "dataset is missing (target_file of " + section + ")");
+      const auto type = f.read_int("/node_type_id");
+      rate = f.read_double("/rate_hz");
+      if (type.size() != rate.size())
+        throw InputError(file, "", "rate_hz",
+                         std::to_string(rate.size()) + " rates for " + std::to_string(type.size()) + " node_type_ids");
+      for (auto id : type) key.push_back(std::to_string(id));
+    }
   } else {
     const CsvTable t = CsvTable::read(file);
-    for (const char* c : {"node_type_id", "rate_hz"})
+    for (const std::string c : {group_by, std::string("rate_hz")})
       if (!t.has_column(c))
-        throw InputError(file, "", c, "column is missing (space-separated table: node_type_id rate_hz)");
+        throw InputError(file, "", c, "column is missing (space-separated table: " + group_by + " rate_hz)");
     for (std::size_t r = 0; r < t.rows(); ++r) {
       const std::string label = "row " + std::to_string(r + 1);
-      const auto id = t.get_double(r, "node_type_id", label), hz = t.get_double(r, "rate_hz", label);
-      if (!id || !hz) throw InputError(file, label, !id ? "node_type_id" : "rate_hz", "is empty");
-      if (*id != std::floor(*id)) throw InputError(file, label, "node_type_id", "is not an integer");
-      type.push_back(static_cast<std::int64_t>(*id));
+      const auto hz = t.get_double(r, "rate_hz", label);
+      if (!hz) throw InputError(file, label, "rate_hz", "is empty");
+      if (group_by == "node_type_id") {
+        const auto id = t.get_double(r, "node_type_id", label);
+        if (!id) throw InputError(file, label, "node_type_id", "is empty");
+        if (*id != std::floor(*id)) throw InputError(file, label, "node_type_id", "is not an integer");
+        key.push_back(std::to_string(static_cast<std::int64_t>(*id)));
+      } else {
+        const auto v = t.get(r, group_by);
+        if (!v) throw InputError(file, label, group_by, "is empty");
+        key.push_back(*v);
+      }
       rate.push_back(*hz);
     }
   }
-  std::map<std::int64_t, std::vector<double>> obs;
-  for (std::size_t k = 0; k < type.size(); ++k) {
+  std::map<std::string, std::vector<double>> obs;
+  for (std::size_t k = 0; k < key.size(); ++k) {
     if (!std::isfinite(rate[k]) || rate[k] < 0)
       throw InputError(file, "row " + std::to_string(k + 1), "rate_hz", "must be a finite rate >= 0 (Hz)");
-    obs[type[k]].push_back(rate[k]);
+    obs[key[k]].push_back(rate[k]);
   }
   for (auto& [id, v] : obs) std::sort(v.begin(), v.end());
-  for (const auto& p : net.populations) {
-    if (p.is_virtual) continue;
-    for (std::int64_t id : p.node_type_ids)
-      if (!obs.count(id))
-        throw InputError(config, section, "target_file",
-                         "'" + file + "' has no observed rates of node type " + std::to_string(id) + " (population '" +
-                             p.name + "')");
-  }
+  for (const auto& [type, g] : groups)
+    if (!obs.count(g))
+      throw InputError(
+          config, section, "target_file",
+          "'" + file + "' has no observed rates of " +
+              (group_by == "node_type_id" ? "node type " + g
+                                          : group_by + " \"" + g + "\" (node type " + std::to_string(type) + ")"));
   return obs;
 }
 
-void parse_rate_distribution(const nlohmann::json& l, const std::string& config, const std::string& section,
+void parse_rate_distribution(const nlohmann::json& l, const SimulationConfig& cfg, const std::string& section,
                              const Network& net, LossSpec& s) {
-  const JsonReader r(config, section);
+  const JsonReader r(cfg.path, section);
   r.reject_unknown(l, {"type", "cost", "target_file", "penalty", "delta", "group_by"});
-  const std::string group = r.string(l, "group_by", "node_type_id");
-  if (group != "node_type_id")
-    throw InputError(config, section, "group_by", "\"" + group + "\" is not supported (node_type_id)");
+  s.group_by = r.string(l, "group_by", "node_type_id");
+  if (s.group_by.empty()) throw InputError(cfg.path, section, "group_by", "must name a node-types column");
   s.target_file = r.required_string(l, "target_file");
   const std::string penalty = r.string(l, "penalty", "squared");
   if (penalty == "huber")
     s.huber = true;
   else if (penalty != "squared")
-    throw InputError(config, section, "penalty", "\"" + penalty + "\" is not supported (squared or huber)");
+    throw InputError(cfg.path, section, "penalty", "\"" + penalty + "\" is not supported (squared or huber)");
   s.delta = r.number(l, "delta", 1.0, JsonReader::Range::Positive);
-  s.observed = read_observed_rates(s.target_file, config, section, net);
+  s.group_of_type = node_type_groups(cfg, net, s.group_by, section);
+  s.observed = read_observed_rates(s.target_file, cfg.path, section, s.group_by, s.group_of_type);
   s.sample_separable = false;
 }
 
 namespace {
 
-// cost x sum over node types of the mean over the type's n neurons of penalty(r_(k) - q_k): r_(k) the type's
-// pooled rates in ascending order (stable: ties keep neuron order), q_k the observed distribution's quantile at
-// (k + 0.5) / n (linear interpolation between order statistics, position p (m - 1) of m observations).
+// cost x sum over groups (node types, or values of the group_by column) of the mean over the group's n neurons of
+// penalty(r_(k) - q_k): r_(k) the type's pooled rates in ascending order (stable: ties keep neuron order), q_k the
+// observed distribution's quantile at (k + 0.5) / n (linear interpolation between order statistics, position p (m - 1)
+// of m observations).
 class RateDistributionLoss final : public Loss {
  public:
   RateDistributionLoss(const LossSpec& s, const Network& net) : Loss(s) {
-    std::map<std::int64_t, std::vector<std::int64_t>> members;
-    for (std::int64_t i = 0; i < net.n_neurons; ++i) members[net.node_type_id(i)].push_back(i);
+    std::map<std::string, std::vector<std::int64_t>> members;  // by group value (node types sharing it pool)
+    for (std::int64_t i = 0; i < net.n_neurons; ++i) members[s.group_of_type.at(net.node_type_id(i))].push_back(i);
     for (auto& [id, idx] : members) {
       const std::vector<double>& o = s.observed.at(id);
       Group g;

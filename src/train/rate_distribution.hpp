@@ -1,4 +1,5 @@
-// The rate-distribution loss (docs/training.md, "Losses"): per node type, the sorted firing rates of the type's
+// The rate-distribution loss (docs/training.md, "Losses"): per node type (or group of node types sharing a
+// node-types column value), the sorted firing rates of the type's
 // neurons, pooled over every sample of the update (global batch, all micro-batches) and the window, against the
 // quantiles of an observed rate distribution read from a file. It is not a mean of per-sample terms, so the
 // trainer pools the spike counts (and the parallel layer reduces them over replicas) before it is evaluated.
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "config/simulation_config.hpp"
 #include "network/network.hpp"
 
 namespace dpointnet {
@@ -17,15 +19,22 @@ namespace dpointnet {
 struct LossSpec;
 class Loss;
 
-// Observed rates (Hz) per node_type_id, sorted ascending, read from `file`: a space-separated table with the
-// columns node_type_id and rate_hz (one row per observed cell), or an HDF5 file with datasets /node_type_id and
-// /rate_hz of equal length. Every simulated node type of `net` needs at least one observation. Errors name the
-// file and the config section.
-std::map<std::int64_t, std::vector<double>> read_observed_rates(const std::string& file, const std::string& config,
-                                                                const std::string& section, const Network& net);
+// The group value of every simulated node type: its `column` in the node types tables of the recurrent
+// populations (node_type_id itself by default). A missing column or an empty cell is an error naming the table.
+std::map<std::int64_t, std::string> node_type_groups(const SimulationConfig& cfg, const Network& net,
+                                                     const std::string& column, const std::string& section);
 
-// Parses the keys of a RateDistribution loss into `s` (target_file, penalty, delta).
-void parse_rate_distribution(const nlohmann::json& l, const std::string& config, const std::string& section,
+// Observed rates (Hz) per group value, sorted ascending, read from `file`: a space-separated table with the
+// columns <group_by> and rate_hz (one row per observed cell), or an HDF5 file with datasets /node_type_id and
+// /rate_hz of equal length (group_by node_type_id), or with one dataset /observed/<group value> per group (any
+// group_by; the layout rates.h5 writes). Every group of `groups` needs at least one observation. Errors name the
+// file and the config section.
+std::map<std::string, std::vector<double>> read_observed_rates(const std::string& file, const std::string& config,
+                                                               const std::string& section, const std::string& group_by,
+                                                               const std::map<std::int64_t, std::string>& groups);
+
+// Parses the keys of a RateDistribution loss into `s` (target_file, group_by, penalty, delta).
+void parse_rate_distribution(const nlohmann::json& l, const SimulationConfig& cfg, const std::string& section,
                              const Network& net, LossSpec& s);
 
 std::unique_ptr<Loss> make_rate_distribution_loss(const LossSpec& s, const Network& net);

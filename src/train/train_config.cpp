@@ -143,7 +143,7 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
       JsonReader(f, sec).reject_unknown(l, {"type", "cost"});
     } else if (type == "RateDistribution") {
       s.kind = LossKind::RateDistribution;
-      parse_rate_distribution(l, f, sec, net, s);
+      parse_rate_distribution(l, cfg, sec, net, s);
     } else {
       throw InputError(f, sec, "type",
                        "\"" + type +

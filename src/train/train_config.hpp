@@ -24,9 +24,13 @@ struct LossSpec {
   bool per_step = false;                          // unit "spikes_per_step"
   // VoltageRegularization
   bool threshold_mode = false;  // mode "threshold" (else "range")
-  // RateDistribution: observed rates (Hz) per node_type_id, sorted; penalty squared, or Huber with delta
+  // RateDistribution: neurons grouped by a node-types column (group_by, default node_type_id): the group value of
+  // every simulated node type, and the observed rates (Hz) per group value, sorted; penalty squared, or Huber
+  // with delta
   std::string target_file;
-  std::map<std::int64_t, std::vector<double>> observed;
+  std::string group_by = "node_type_id";
+  std::map<std::int64_t, std::string> group_of_type;
+  std::map<std::string, std::vector<double>> observed;
   bool huber = false;
   double delta = 1.0;
   // Whether the loss is a mean of per-sample terms; RateDistribution is not (it pools the counts of all the

@@ -231,6 +231,10 @@ case("rate_distribution_negative_rate", m_rate_distribution("node_type_id rate_h
      [">= 0"], [], files=("observed_rates.csv",))
 case("rate_distribution_unknown_penalty", m_rate_distribution(ALL_TYPES, penalty="cubic"), ["penalty"],
      ["not supported"], ["train.losses[1]"])
+case("rate_distribution_group_by_unknown_column", m_rate_distribution("layer rate_hz\nL4 5.0\n", group_by="layer"),
+     ["layer"], ["column is missing", "group_by"], [], files=("node_types.csv",))
+case("rate_distribution_group_by_missing_value", m_rate_distribution("ei rate_hz\ne 5.0\n", group_by="ei"),
+     ["target_file"], ["no observed rates of ei \"i\""], ["train.losses[1]"])
 case("checkpoint_interval_zero", m_train("checkpoint_interval", 0), ["checkpoint_interval"], [">= 1"], ["train"])
 case("accumulate_zero", m_train("accumulate", 0), ["accumulate"], [">= 1"], ["train"])
 case("accumulate_not_integer", m_train("accumulate", 1.5), ["accumulate"], ["integer"], ["train"])

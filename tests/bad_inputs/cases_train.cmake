@@ -12,6 +12,7 @@ foreach(case
     warmup_not_whole_steps warmup_negative carry_state_not_bool conditions_empty conditions_unknown_input conditions_node_set_changed
     rate_distribution_missing_file rate_distribution_missing_type
     rate_distribution_missing_column rate_distribution_negative_rate rate_distribution_unknown_penalty
+    rate_distribution_group_by_unknown_column rate_distribution_group_by_missing_value
     missing_losses checkpoint_from_other_network checkpoint_from_other_config
     resume_missing_file)
   add_test(NAME bad_train.${case}
