@@ -26,10 +26,17 @@ int main(int argc, char** argv) {
   } catch (const dpointnet::InputError& e) {
     dpointnet::log::get()->error("{}", e.what());
     std::fprintf(stderr, "dpointnet: error: %s\n", e.what());
-    rc = 2;
+    rc = dpointnet::kExitInput;
+  } catch (const dpointnet::OutputError& e) {
+    std::fprintf(stderr, "dpointnet: output error: %s\n", e.what());
+    rc = dpointnet::kExitOutput;
+  } catch (const dpointnet::TrainingError& e) {
+    dpointnet::log::get()->error("{}", e.what());
+    std::fprintf(stderr, "dpointnet: error: %s\n", e.what());
+    rc = dpointnet::kExitNumerical;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dpointnet: internal error: %s\n", e.what());
-    rc = 1;
+    rc = dpointnet::kExitInternal;
   }
   Kokkos::finalize();
   return rc;

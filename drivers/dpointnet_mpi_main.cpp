@@ -95,9 +95,13 @@ int main(int argc, char** argv) {
       dpointnet::MpiContext ctx(MPI_COMM_WORLD);
       rc = dpointnet::run_train(cmd, &ctx);
     } catch (const dpointnet::InputError& e) {
-      die(world_rank, std::string("error: ") + e.what(), 2);
+      die(world_rank, std::string("error: ") + e.what(), dpointnet::kExitInput);
+    } catch (const dpointnet::OutputError& e) {
+      die(world_rank, std::string("output error: ") + e.what(), dpointnet::kExitOutput);
+    } catch (const dpointnet::TrainingError& e) {
+      die(world_rank, std::string("error: ") + e.what(), dpointnet::kExitNumerical);
     } catch (const std::exception& e) {
-      die(world_rank, std::string("fatal: ") + e.what(), 1);
+      die(world_rank, std::string("fatal: ") + e.what(), dpointnet::kExitInternal);
     }
   }
   Kokkos::finalize();

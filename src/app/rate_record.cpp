@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "io/hdf5_file.hpp"
+#include "util/error.hpp"
 
 namespace dpointnet {
 
@@ -12,7 +13,7 @@ void write_rates_file(const std::string& path, const Network& net, const TrainCo
   std::vector<std::int64_t> type(static_cast<std::size_t>(net.n_neurons));
   for (std::int64_t i = 0; i < net.n_neurons; ++i) type[static_cast<std::size_t>(i)] = net.node_type_id(i);
   const std::string tmp = path + ".tmp";
-  {
+  try {
     auto f = h5::File::create(tmp, true);
     f.write_int64("/node_type_id", type);
     f.write_double("/rates_hz/first", first);
@@ -39,8 +40,15 @@ void write_rates_file(const std::string& path, const Network& net, const TrainCo
         f.write_double("/target_hz", t);
       }
     }
+    f.flush();
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw OutputError(path, std::string("cannot write the rates file: ") + e.what());
   }
-  std::filesystem::rename(tmp, path);
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw OutputError(path, "cannot write the rates file: " + ec.message());
 }
 
 }  // namespace dpointnet

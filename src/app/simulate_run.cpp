@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 
+#include "app/output_dir.hpp"
 #include "config/simulation_config.hpp"
 #include "inputs/input_schedule.hpp"
 #include "io/hdf5_file.hpp"
@@ -192,13 +193,16 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   }
   const std::string resolved_path = (fs::path(cfg.output_dir) / "simulation_config.resolved.json").string();
   outputs.push_back(resolved_path);
+  prepare_output_dir(cfg.output_dir, cfg.path, "output", "output_dir");  // before the checks: a file there is named
   if (!overwrite)
     for (const auto& o : outputs)
       if (fs::exists(o))
         throw InputError(cfg.path, "output", "overwrite_output_dir",
                          "output file " + o + " exists; set output.overwrite_output_dir or pass --overwrite");
-  fs::create_directories(cfg.output_dir);
-  for (const auto& o : outputs) fs::create_directories(fs::path(o).parent_path());
+  prepare_output_dir(cfg.output_dir, cfg.path, "output", "output_dir");
+  for (const auto& o : outputs)
+    if (!fs::path(o).parent_path().empty())
+      prepare_output_dir(fs::path(o).parent_path().string(), cfg.path, "output", "output_dir");
   log::add_file(cfg.log_file);
   struct FileSinkGuard {
     ~FileSinkGuard() { log::remove_files(); }

@@ -1,10 +1,13 @@
 #include "app/train_run.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "app/gradient_check.hpp"
+#include "app/output_dir.hpp"
+#include "app/preemption.hpp"
 #include "app/rate_record.hpp"
 #include "config/simulation_config.hpp"
 #include "inputs/input_schedule.hpp"
@@ -37,6 +40,24 @@ void maybe_fault(int rank, std::int64_t step) {
     throw std::runtime_error("injected fault (DPOINTNET_FAULT_RANK=" + std::string(fr) +
                              ", DPOINTNET_FAULT_STEP=" + std::string(fs_) + ") on rank " + std::to_string(rank) +
                              " at update " + std::to_string(step));
+}
+
+// Before update `update` is applied: a non-finite loss term or gradient stops the run (the same decision on
+// every rank: losses and gradients are the job's means). DPOINTNET_FAULT_NAN_STEP=k poisons surface 0's
+// gradient before update k (tests).
+template <class Real>
+void check_finite(ReplicaSet<Real>& rs, const StepMetrics& m, const TrainConfig& tc, std::int64_t update) {
+  const char* nan_step = std::getenv("DPOINTNET_FAULT_NAN_STEP");
+  if (nan_step && std::atoll(nan_step) == update)
+    for (int r = 0; r < rs.n_local(); ++r) rs.local(r).poison_gradient(0);
+  const std::string where = "update " + std::to_string(update) +
+                            ": nothing of it was applied; the last checkpoint "
+                            "file is the last good state (lower train.optimizer.lr or add clip_global_norm)";
+  for (std::size_t q = 0; q < m.loss_terms.size(); ++q)
+    if (!std::isfinite(m.loss_terms[q]))
+      throw TrainingError("loss " + tc.losses[q].name + " is " + std::to_string(m.loss_terms[q]) + " at " + where);
+  const std::string s = rs.chief().nonfinite_gradient_surface();
+  if (!s.empty()) throw TrainingError("the gradient of surface '" + s + "' is not finite at " + where);
 }
 
 struct RunInputs {
@@ -98,7 +119,7 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
     if (chief) st = capture_state(tr, net, cfg, chash, nhash, rs.schedule());
     if (tc.carry_state) rs.gather_carried(st);  // collective
     if (chief) {
-      fs::create_directories(out / "checkpoints");
+      create_output_subdir((out / "checkpoints").string());
       const std::string p = (out / "checkpoints" / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string();
       write_checkpoint_file(p, st);
       lg->info("checkpoint file ({}) {}", why, p);
@@ -116,10 +137,18 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t first = tr.adam_step();
   int done_here = 0;
+  PreemptionGuard preemption;
+  // a signal on any rank stops every rank at the same update boundary (one reduced flag per update)
+  auto preempted = [&]() {
+    double sig = PreemptionGuard::received();
+    if (rs.distributed()) ctx.allreduce_max(&sig, 1);
+    return static_cast<int>(sig);
+  };
   while (tr.adam_step() < tc.steps) {
     const auto t0 = std::chrono::steady_clock::now();
     maybe_fault(ctx.rank(), tr.adam_step() + 1);
     StepMetrics m = rs.compute(tr.adam_step());
+    check_finite(rs, m, tc, tr.adam_step() + 1);
     rs.update();
     m.step = tr.adam_step();
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -137,6 +166,15 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
                m.loss, m.rate_hz, m.grad_norm, m.samples_per_s, per * static_cast<double>(tc.steps - m.step));
     }
     if (tc.save_checkpoint_every > 0 && m.step % tc.save_checkpoint_every == 0 && m.step != tc.steps) save("interval");
+    if (const int sig = preempted(); sig != 0 && m.step != tc.steps) {
+      save_rates();
+      save(std::string("preempted by ") + PreemptionGuard::name(sig));
+      if (chief)
+        lg->warn("{} received: stopped after update {} of {} with a complete checkpoint; resume with --resume {}",
+                 PreemptionGuard::name(sig), tr.adam_step(), tc.steps,
+                 (out / "checkpoints" / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string());
+      return kExitPreempted;
+    }
     if (cmd.stop_after > 0 && done_here >= cmd.stop_after) {
       save_rates();
       save("stop requested");
@@ -146,7 +184,13 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
   }
   if (done_here > 0) save_rates();
   save("final");
-  if (chief) export_edges(net, cfg, weights_pA(tr, net), (out / "network").string());
+  if (chief) {
+    try {
+      export_edges(net, cfg, weights_pA(tr, net), (out / "network").string());
+    } catch (const std::exception& e) {
+      throw OutputError((out / "network").string(), std::string("cannot export the trained network: ") + e.what());
+    }
+  }
   ctx.barrier();
   return 0;
 }
@@ -193,12 +237,12 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   require_fits(plan_memory(net, inputs, cfg, &tc, dist.local_replicas()), cfg, true);
   if (cmd.gradient_check.empty() && ctx.chief()) {
     const fs::path out(cfg.output_dir);
+    prepare_output_dir(cfg.output_dir, cfg.path, "output", "output_dir");
     const bool overwrite = cmd.overwrite || cfg.overwrite_output || !cmd.resume.empty();
     for (const auto& p : {out / "metrics.csv", out / "checkpoints", out / "network"})
       if (!overwrite && fs::exists(p))
         throw InputError(cfg.path, "output", "overwrite_output_dir",
                          p.string() + " exists; set output.overwrite_output_dir, pass --overwrite, or --resume");
-    fs::create_directories(out);
     log::add_file(cfg.log_file, /*truncate=*/cmd.resume.empty());
     std::ofstream(out / "train_config.resolved.json") << cfg.resolved.dump(2) << "\n";
   }

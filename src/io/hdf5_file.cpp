@@ -1,5 +1,10 @@
 #include "io/hdf5_file.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "util/error.hpp"
@@ -61,6 +66,50 @@ File File::create(const std::string& path, bool overwrite) {
   f.file_ = Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
   if (!f.file_.valid()) throw InputError(path, "", "", "cannot create HDF5 file");
   return f;
+}
+
+File File::create_in_memory(const std::string& name) {
+  silence_errors();
+  File f;
+  f.path_ = name;
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (!fapl.valid() || H5Pset_fapl_core(fapl.id(), 1 << 20, 0) < 0)
+    throw std::runtime_error(name + ": cannot set up an in-memory HDF5 file");
+  f.file_ = Handle(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id()), H5Fclose);
+  if (!f.file_.valid()) throw std::runtime_error(name + ": cannot create an in-memory HDF5 file");
+  return f;
+}
+
+std::vector<unsigned char> File::image() {
+  if (H5Fflush(file_.id(), H5F_SCOPE_GLOBAL) < 0) fail(path_, "/", "cannot flush the in-memory file");
+  const ssize_t n = H5Fget_file_image(file_.id(), nullptr, 0);
+  if (n < 0) fail(path_, "/", "cannot get the file image");
+  std::vector<unsigned char> out(static_cast<std::size_t>(n));
+  if (H5Fget_file_image(file_.id(), out.data(), out.size()) != n) fail(path_, "/", "cannot get the file image");
+  return out;
+}
+
+void write_file_atomically(const std::string& path, const std::vector<unsigned char>& bytes) {
+  const std::string tmp = path + ".tmp";
+  auto failed = [&](const char* what, int err) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": " + what + ": " + std::strerror(err));
+  };
+  errno = 0;
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) failed("cannot create the file", errno);
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
+    const int e = errno;
+    std::fclose(f);
+    failed("cannot write the file", e);
+  }
+  if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) {
+    const int e = errno;
+    std::fclose(f);
+    failed("cannot write the file", e);
+  }
+  if (std::fclose(f) != 0) failed("cannot write the file", errno);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) failed("cannot rename the temporary file into place", errno);
 }
 
 bool File::exists(const std::string& obj) const {
@@ -162,6 +211,13 @@ std::string File::read_attr_string(const std::string& obj, const std::string& na
   Handle a(H5Aopen_by_name(file_.id(), obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   Handle t(H5Aget_type(a.id()), H5Tclose);
   if (H5Tget_class(t.id()) != H5T_STRING) fail(path_, obj, "attribute '" + name + "' is not a string");
+  {  // one string is read: a list of them (or none) would not fit the buffer
+    Handle sp(H5Aget_space(a.id()), H5Sclose);
+    const hssize_t n = H5Sget_simple_extent_npoints(sp.id());
+    if (n != 1)
+      fail(path_, obj,
+           "attribute '" + name + "' holds " + std::to_string(n < 0 ? 0 : n) + " values; one string is expected");
+  }
   if (H5Tis_variable_str(t.id()) > 0) {
     Handle mt(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(mt.id(), H5T_VARIABLE);
@@ -282,6 +338,9 @@ void File::write_sonata_header() {
   write_attr_uint32("/", "version", {0, 1});
 }
 
-void File::flush() { H5Fflush(file_.id(), H5F_SCOPE_GLOBAL); }
+void File::flush() {
+  if (H5Fflush(file_.id(), H5F_SCOPE_GLOBAL) < 0)
+    fail(path_, "/", "cannot flush the file to disk (full or read-only file system?)");
+}
 
 }  // namespace dpointnet::h5

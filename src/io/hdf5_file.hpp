@@ -27,6 +27,11 @@ class Handle {
   herr_t (*closer_)(hid_t) = nullptr;
 };
 
+// Writes `bytes` to `path` through `path`.tmp (checked fwrite, fflush, fsync, close; then rename): the file
+// appears complete or not at all. On failure the temporary file is removed and std::runtime_error names the file
+// and the system's reason.
+void write_file_atomically(const std::string& path, const std::vector<unsigned char>& bytes);
+
 class File {
  public:
   // Opens an existing file read-only. Throws InputError naming the file if it is missing or not HDF5.
@@ -37,6 +42,10 @@ class File {
   void copy_from(const File& src, const std::string& src_obj, const std::string& dst_obj);
   // Creates a new file; refuses to replace an existing one unless overwrite is set.
   static File create(const std::string& path, bool overwrite);
+  // A new file held in memory only (HDF5's core driver without backing store); `name` names it in errors.
+  // image() returns its bytes, for the caller to write (and check) itself: write_file_atomically.
+  static File create_in_memory(const std::string& name);
+  std::vector<unsigned char> image();
 
   const std::string& path() const { return path_; }
   hid_t id() const { return file_.id(); }

@@ -16,6 +16,7 @@ class ReplicaContext {
   // In place, sum over all processes.
   virtual void allreduce_sum(float* data, std::size_t n) = 0;
   virtual void allreduce_sum(double* data, std::size_t n) = 0;
+  virtual void allreduce_max(double* data, std::size_t n) = 0;
   // From the chief to everyone, in place.
   virtual void broadcast(double* data, std::size_t n) = 0;
   virtual void broadcast(std::int64_t* data, std::size_t n) = 0;

@@ -12,6 +12,7 @@ class SerialContext final : public ReplicaContext {
   int size() const override { return 1; }
   void allreduce_sum(float*, std::size_t) override {}
   void allreduce_sum(double*, std::size_t) override {}
+  void allreduce_max(double*, std::size_t) override {}
   void broadcast(double*, std::size_t) override {}
   void broadcast(std::int64_t*, std::size_t) override {}
   void gather(const double* send, std::size_t n, double* recv) override { std::copy(send, send + n, recv); }

@@ -2,13 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+
+#include "util/error.hpp"
 
 namespace dpointnet {
 
 MetricsLog::MetricsLog(const std::string& path, const std::vector<std::string>& loss_names, bool with_allreduce,
                        std::int64_t keep_until)
-    : with_allreduce_(with_allreduce) {
+    : path_(path), with_allreduce_(with_allreduce) {
   std::vector<std::string> kept;
   if (keep_until >= 0 && std::filesystem::exists(path)) {
     std::ifstream in(path);
@@ -25,6 +29,7 @@ MetricsLog::MetricsLog(const std::string& path, const std::vector<std::string>& 
   out_ << ",rate_hz,grad_norm,samples_per_s,seconds" << (with_allreduce_ ? ",allreduce_s" : "") << "\n";
   for (const auto& k : kept) out_ << k << "\n";
   out_.flush();
+  if (!out_) throw OutputError(path_, std::string("cannot write the metrics log: ") + std::strerror(errno));
 }
 
 void MetricsLog::append(const StepMetrics& m) {
@@ -35,6 +40,7 @@ void MetricsLog::append(const StepMetrics& m) {
   if (with_allreduce_) out_ << "," << fmt::format("{:.4g}", m.t_allreduce);
   out_ << "\n";
   out_.flush();
+  if (!out_) throw OutputError(path_, std::string("cannot write the metrics log: ") + std::strerror(errno));
 }
 
 }  // namespace dpointnet

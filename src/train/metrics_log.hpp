@@ -15,9 +15,10 @@ class MetricsLog {
   // keep_until >= 0: keep the existing rows with step <= keep_until (resume); else start a new file.
   MetricsLog(const std::string& path, const std::vector<std::string>& loss_names, bool with_allreduce,
              std::int64_t keep_until);
-  void append(const StepMetrics& m);
+  void append(const StepMetrics& m);  // OutputError (naming the file) when the row cannot be written
 
  private:
+  std::string path_;
   std::ofstream out_;
   bool with_allreduce_;
 };

@@ -75,6 +75,10 @@ class Trainer {
   // gradient = packed * scale (e.g. the sum over replicas times 1/replicas); the clipping norm is recomputed.
   void unpack_gradients(const float* packed, double scale);
   double last_grad_norm() const { return last_grad_norm_; }
+  // The first trainable surface whose gradient holds a NaN or infinity ("" if none): checked before an update.
+  std::string nonfinite_gradient_surface() const;
+  // Fault injection for tests (DPOINTNET_FAULT_NAN_STEP): one gradient value of surface s becomes NaN.
+  void poison_gradient(int s);
   // Checks: per sample b, the terminal v' of every neuron then its spike count, of the last forward pass
   // ([B][2N] flattened); and the number of trainable weights on the wrong side of their initial sign.
   std::vector<double> terminal_state() const;

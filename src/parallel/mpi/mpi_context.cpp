@@ -42,6 +42,11 @@ void MpiContext::allreduce_sum(double* data, std::size_t n) {
     check(MPI_Allreduce(MPI_IN_PLACE, data + off, c, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
   });
 }
+void MpiContext::allreduce_max(double* data, std::size_t n) {
+  chunked(n, [&](std::size_t off, int c) {
+    check(MPI_Allreduce(MPI_IN_PLACE, data + off, c, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+  });
+}
 void MpiContext::broadcast(double* data, std::size_t n) {
   chunked(n, [&](std::size_t off, int c) { check(MPI_Bcast(data + off, c, MPI_DOUBLE, 0, comm_), "MPI_Bcast"); });
 }

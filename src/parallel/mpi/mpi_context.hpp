@@ -19,6 +19,7 @@ class MpiContext final : public ReplicaContext {
   int size() const override { return size_; }
   void allreduce_sum(float* data, std::size_t n) override;
   void allreduce_sum(double* data, std::size_t n) override;
+  void allreduce_max(double* data, std::size_t n) override;
   void broadcast(double* data, std::size_t n) override;
   void broadcast(std::int64_t* data, std::size_t n) override;
   void gather(const double* send, std::size_t n, double* recv) override;

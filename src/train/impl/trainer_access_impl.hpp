@@ -84,6 +84,29 @@ void Trainer<Real, ExecSpace>::unpack_gradients(const float* packed, double scal
 }
 
 template <class Real, class ExecSpace>
+std::string Trainer<Real, ExecSpace>::nonfinite_gradient_surface() const {
+  for (const auto& s : surfaces_) {
+    if (!s.trainable) continue;
+    auto g = s.grad;
+    std::int64_t bad = 0;
+    Kokkos::parallel_reduce(
+        "dpointnet::check_finite_gradient",
+        Kokkos::RangePolicy<ExecSpace>(space_, 0, static_cast<std::int64_t>(g.extent(0))),
+        KOKKOS_LAMBDA(const std::int64_t e, std::int64_t& acc) { acc += !(g(e) - g(e) == 0.0); }, bad);
+    if (bad > 0) return s.name;
+  }
+  return "";
+}
+
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::poison_gradient(int si) {
+  auto g = surfaces_[static_cast<std::size_t>(si)].grad;
+  if (g.extent(0) == 0) return;
+  const double nan = std::nan("");
+  Kokkos::deep_copy(Kokkos::subview(g, std::make_pair<std::size_t, std::size_t>(0, 1)), nan);
+}
+
+template <class Real, class ExecSpace>
 std::vector<double> Trainer<Real, ExecSpace>::get(int si, Field f) const {
   const auto& s = surfaces_[static_cast<std::size_t>(si)];
   switch (f) {
