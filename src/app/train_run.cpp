@@ -197,13 +197,21 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
 
 // A resume checkpoint must come from this network and config.
 CheckpointState read_resume(const std::string& path, const std::string& nhash, const std::string& chash,
-                            const TrainConfig& tc) {
+                            const TrainConfig& tc, const SampleSchedule& schedule) {
   if (!fs::exists(path)) throw InputError(path, "", "--resume", "checkpoint file does not exist");
   CheckpointState ck = read_checkpoint_file(path);
   if (ck.network_hash != nhash)
     throw InputError(
         path, "", "network_hash",
         "the checkpoint was written for another network (hash " + ck.network_hash + ", this network " + nhash + ")");
+  // elastic resume: another replica count is fine when the global batch is kept
+  if (ck.global_batch > 0 && ck.global_batch != schedule.global_batch())
+    throw InputError(path, "", "global_batch",
+                     "the checkpoint was written with a global batch of " + std::to_string(ck.global_batch) + " (" +
+                         std::to_string(ck.replicas) + " replica(s) x batch_size " + std::to_string(ck.batch_size) +
+                         " x accumulate x conditions); this run's is " + std::to_string(schedule.global_batch()) +
+                         " (" + std::to_string(schedule.replicas) + " x " + std::to_string(schedule.batch) +
+                         "): a resume may change the replicas and run.batch_size, not their product");
   if (ck.config_hash != chash)
     throw InputError(path, "", "config_hash",
                      "the checkpoint was written with another config (hash " + ck.config_hash + ", this config " +
@@ -231,9 +239,18 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   prepare_current_clamps(cfg, net);  // validated here, before any output; the trainer prepares its own copy
   const DistributionConfig dist =
       DistributionConfig::parse(cfg, &tc, job ? Launcher::Mpi : Launcher::Serial, ctx.size(), true);
-  const std::string chash = config_hash(cfg), nhash = network_hash(net);
+  const int replicas = ctx.size() * dist.local_replicas();
+  const SampleSchedule schedule{cfg.batch_size, replicas, tc.accumulate, tc.n_conditions()};
+  const std::string chash = config_hash(cfg, replicas), nhash = network_hash(net);
   CheckpointState ck;
-  if (!cmd.resume.empty()) ck = read_resume(cmd.resume, nhash, chash, tc);
+  if (!cmd.resume.empty()) {
+    ck = read_resume(cmd.resume, nhash, chash, tc, schedule);
+    if (ck.replicas > 0 && ck.replicas != replicas)
+      lg->info(
+          "elastic resume: the checkpoint was written by {} replica(s) x batch {}; continuing on {} x {} (global "
+          "batch {} kept)",
+          ck.replicas, ck.batch_size, replicas, cfg.batch_size, schedule.global_batch());
+  }
   require_fits(plan_memory(net, inputs, cfg, &tc, dist.local_replicas()), cfg, true);
   if (cmd.gradient_check.empty() && ctx.chief()) {
     const fs::path out(cfg.output_dir);

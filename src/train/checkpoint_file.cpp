@@ -81,6 +81,9 @@ std::vector<unsigned char> contents(const std::string& path, const CheckpointSta
   w.ints("/step", {c.step});
   w.ints("/rng/next_sample", {c.next_sample});
   w.ints("/rng/seed", {static_cast<std::int64_t>(c.seed)});
+  w.ints("/schedule/global_batch", {c.global_batch});
+  w.ints("/schedule/replicas", {c.replicas});
+  w.ints("/schedule/batch_size", {c.batch_size});
   for (const auto& s : c.surfaces) {
     const std::string g = "/surfaces/" + s.name;
     f.create_group(g);
@@ -146,6 +149,11 @@ CheckpointState read_checkpoint_file(const std::string& path) {
   c.step = r.one_int("/step");
   c.next_sample = r.one_int("/rng/next_sample");
   c.seed = static_cast<std::uint32_t>(r.one_int("/rng/seed"));
+  if (f.exists("/schedule")) {
+    c.global_batch = r.one_int("/schedule/global_batch");
+    c.replicas = r.one_int("/schedule/replicas");
+    c.batch_size = r.one_int("/schedule/batch_size");
+  }
   for (const auto& name : f.children("/surfaces")) {
     SurfaceState s;
     const std::string g = "/surfaces/" + name;

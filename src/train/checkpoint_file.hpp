@@ -30,6 +30,9 @@ struct CheckpointState {
   std::int64_t next_sample = 0;  // global index of the next sample to draw
   std::uint32_t seed = 0;        // RNG key
   std::string config_hash, network_hash, precision;
+  // the job that wrote it: samples per update, replicas and samples per replica and micro-batch (0: not stored,
+  // format 1). A resume may change replicas and batch_size, not global_batch (elastic resume).
+  std::int64_t global_batch = 0, replicas = 0, batch_size = 0;
   std::vector<SurfaceState> surfaces;
   CarriedState carried;
 };

@@ -9,7 +9,7 @@ using nlohmann::json;
 
 namespace dpointnet {
 
-std::string config_hash(const SimulationConfig& cfg) {
+std::string config_hash(const SimulationConfig& cfg, int replicas) {
   json j;
   for (const auto& in : cfg.inputs) {
     json e = cfg.resolved["inputs"][in.name];
@@ -22,7 +22,7 @@ std::string config_hash(const SimulationConfig& cfg) {
   j["run"] = {{"dt", cfg.dt},
               {"tstop", cfg.tstop},
               {"seed", cfg.seed},
-              {"batch_size", cfg.batch_size},
+              {"batch_size", static_cast<std::int64_t>(cfg.batch_size) * replicas},
               {"precision", cfg.double_precision ? "float64" : "float32"}};
   json t = cfg.resolved["train"];
   // files read by the losses count by their contents, like input files

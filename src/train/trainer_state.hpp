@@ -22,6 +22,9 @@ CheckpointState capture_state(const Trainer<Real, ExecSpace>& tr, const Network&
   c.config_hash = chash;
   c.network_hash = nhash;
   c.precision = cfg.double_precision ? "float64" : "float32";
+  c.global_batch = schedule.global_batch();
+  c.replicas = schedule.replicas;
+  c.batch_size = schedule.batch;
   for (int s = 0; s < tr.n_surfaces(); ++s) {
     SurfaceState st;
     st.name = tr.surface_name(s);
