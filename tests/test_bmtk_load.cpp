@@ -9,6 +9,7 @@
 #include "network/network_builder.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"
+#include "util/error.hpp"
 #include "util/kokkos_compat.hpp"
 
 using namespace dpointnet;
@@ -116,3 +117,21 @@ TEST(Bmtk450, SerialAndDefaultBackendAgree) {
   EXPECT_EQ(za, zb);
 }
 #endif
+
+// The simulator counts refractory steps in 16 bits: a t_ref of more steps of run.dt is refused naming the node
+// type's dynamics_params file (a t_ref beyond an int's range was undefined behaviour; tests/fuzz).
+TEST(Bmtk450, RefusesARefractoryPeriodOfMoreThan32767Steps) {
+  DPOINTNET_REQUIRE_TEST_DATA();
+  TempDir d;
+  auto cfg = SimulationConfig::load(write_config(d, 1.0, 100.0));
+  cfg.dt = 5e-5;  // t_ref 1.5 ms .. 3 ms: 30000 .. 60000 steps
+  try {
+    build_network(cfg);
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(".json"), std::string::npos) << m;
+    EXPECT_NE(m.find("field 't_ref'"), std::string::npos) << m;
+    EXPECT_NE(m.find("more than 32767 steps"), std::string::npos) << m;
+  }
+}

@@ -73,3 +73,44 @@ TEST(Config, FnvHashMatchesPublishedTestVectors) {
   EXPECT_EQ(fnv1a32("a"), 0xe40c292cu);
   EXPECT_EQ(fnv1a32("foobar"), 0xbf9cf968u);
 }
+
+// Inputs the fuzzer (tests/fuzz, docs/reliability.md#fuzzing) turned up: each was undefined behaviour, a silently
+// truncated integer or an "internal error"; each is now refused naming the file and the field.
+TEST(Config, FuzzFindingsAreRefusedNamingTheField) {
+  const std::string nodes = R"("networks": {"nodes": [{"nodes_file": "n.h5", "node_types_file": "t.csv"}]})";
+  std::string expansion = R"({"manifest": {"$A0": "x")";
+  for (int i = 1; i < 30; ++i)
+    expansion +=
+        ", \"$A" + std::to_string(i) + "\": \"$A" + std::to_string(i - 1) + "$A" + std::to_string(i - 1) + "\"";
+  expansion += R"(}, "run": {"dt": 1, "tstop": 3, "x": "$A29"}, )" + nodes + "}";
+  const struct {
+    std::string json, field;
+  } cases[] = {
+      {R"({"run": {"dt": 1, "tstop": 1e300}, )" + nodes + "}", "'tstop': is more than 2^31 - 1 steps"},
+      {R"({"run": {"dt": 42949672951.0, "tstop": 20}, )" + nodes + "}", "'tstop': is shorter than one step"},
+      {R"({"run": {"dt": 1, "tstop": 3, "batch_size": 4294967296}, )" + nodes + "}", "'batch_size'"},
+      {R"({"run": {"dt": 1, "tstop": 3, "distribution": {"mode": "mirrored", "replicas": 4294967297}}, )" + nodes + "}",
+       "'replicas': must be an integer >= 1 (at most 2147483647)"},
+      {R"({"run": {"dt": 1, "tstop": 3}, "output": {"overwrite_output_dir": 1}, )" + nodes + "}",
+       "output: field 'overwrite_output_dir': must be true or false"},
+      {R"({"run": {"dt": 1, "tstop": 3, "overwrite_output_dir": "yes"}, )" + nodes + "}",
+       "run: field 'overwrite_output_dir'"},
+      {R"({"network": ")" + std::string(300, 'a') + R"(", "run": {"dt": 1, "tstop": 3}, )" + nodes + "}",
+       "field 'network': names a config file that does not exist"},
+      {expansion, "manifest: substituting the manifest variables gives more than 16 MiB"},
+      {R"({"network": "${configdir}", "run": {"dt": 1, "tstop": 3}, )" + nodes + "}",
+       "field 'network': names a directory, not a config file"},
+  };
+  for (const auto& c : cases) {
+    TempDir d;
+    d.write("c.json", c.json);
+    try {
+      SimulationConfig::load(d.file("c.json"));
+      ADD_FAILURE() << "accepted: " << c.json.substr(0, 200);
+    } catch (const InputError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("c.json"), std::string::npos) << m;
+      EXPECT_NE(m.find(c.field), std::string::npos) << m;
+    }
+  }
+}

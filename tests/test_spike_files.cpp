@@ -74,3 +74,30 @@ TEST(SpikeFiles, ChoosesThePopulationByNameOrRefusesAmbiguity) {
     EXPECT_NE(std::string(e.what()).find("two.h5"), std::string::npos);
   }
 }
+
+// A units attribute that holds two strings overflowed the one-string read buffer (found by tests/fuzz).
+TEST(SpikeFiles, RefusesAUnitsAttributeOfSeveralStrings) {
+  TempDir d;
+  {
+    auto f = h5::File::create(d.file("units2.h5"), false);
+    f.write_int64("/spikes/lgn/node_ids", {0, 1});
+    f.write_double("/spikes/lgn/timestamps", {1.0, 2.0});
+    h5::Handle t(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(t.id(), H5T_VARIABLE);
+    const hsize_t two = 2;
+    h5::Handle sp(H5Screate_simple(1, &two, nullptr), H5Sclose);
+    h5::Handle a(H5Acreate_by_name(f.id(), "/spikes/lgn/timestamps", "units", t.id(), sp.id(), H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT),
+                 H5Aclose);
+    const char* v[2] = {"ms", "s"};
+    ASSERT_GE(H5Awrite(a.id(), t.id(), v), 0);
+  }
+  try {
+    read_spike_file(d.file("units2.h5"), "lgn");
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("units2.h5"), std::string::npos) << m;
+    EXPECT_NE(m.find("attribute 'units' holds 2 values"), std::string::npos) << m;
+  }
+}

@@ -80,6 +80,7 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
   const CheckpointState* resume = in.resume;
   const std::string &chash = in.chash, &nhash = in.nhash;
   auto lg = log::get();
+  if (in.dist.mode == DistributionMode::Mpi) ctx.set_timeout(in.dist.timeout_s);
   ReplicaSet<Real> rs(ctx, in.dist, net, in.inputs, cfg, tc);
   const bool chief = ctx.chief();
   if (rs.distributed())
@@ -147,6 +148,7 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
   while (tr.adam_step() < tc.steps) {
     const auto t0 = std::chrono::steady_clock::now();
     maybe_fault(ctx.rank(), tr.adam_step() + 1);
+    ctx.set_update(tr.adam_step() + 1);
     StepMetrics m = rs.compute(tr.adam_step());
     check_finite(rs, m, tc, tr.adam_step() + 1);
     rs.update();

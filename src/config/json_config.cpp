@@ -21,7 +21,24 @@ const std::regex& var_regex() {
   return re;
 }
 
-std::string substitute(const std::string& s, const std::map<std::string, json>& vars, bool* unresolved) {
+// What substituting the manifest variables may produce in all the strings of one file (a variable that refers to
+// another one many times grows exponentially).
+constexpr std::size_t kMaxExpansion = std::size_t(16) << 20;
+
+struct Budget {
+  const std::string& file;
+  std::size_t left = kMaxExpansion;
+  void spend(std::size_t n) {
+    if (n > left)
+      throw InputError(file, "manifest", "",
+                       "substituting the manifest variables gives more than 16 MiB of text (a variable that refers "
+                       "to another one many times?)");
+    left -= n;
+  }
+};
+
+std::string substitute(const std::string& s, const std::map<std::string, json>& vars, bool* unresolved,
+                       Budget& budget) {
   std::string out;
   auto begin = std::sregex_iterator(s.begin(), s.end(), var_regex());
   std::size_t last = 0;
@@ -33,9 +50,12 @@ std::string substitute(const std::string& s, const std::map<std::string, json>& 
       out += m.str();
       if (unresolved) *unresolved = true;
     } else if (v->second.is_string()) {
+      budget.spend(v->second.get_ref<const std::string&>().size());
       out += v->second.get<std::string>();
     } else {
-      out += v->second.dump();
+      const std::string d = v->second.dump();
+      budget.spend(d.size());
+      out += d;
     }
     last = static_cast<std::size_t>(m.position() + m.length());
   }
@@ -43,7 +63,7 @@ std::string substitute(const std::string& s, const std::map<std::string, json>& 
   return out;
 }
 
-std::map<std::string, json> resolve_manifest(const json& doc, const std::string& path) {
+std::map<std::string, json> resolve_manifest(const json& doc, const std::string& path, Budget& budget) {
   std::map<std::string, json> vars;
   fs::path p = fs::absolute(path);
   std::time_t now = std::time(nullptr);
@@ -83,7 +103,7 @@ std::map<std::string, json> resolve_manifest(const json& doc, const std::string&
         continue;
       }
       bool unresolved = false;
-      vars[it->first] = substitute(s, vars, &unresolved);
+      vars[it->first] = substitute(s, vars, &unresolved, budget);
       if (unresolved) throw InputError(path, "manifest", "$" + it->first, "refers to an unknown variable: " + s);
       it = pending.erase(it);
       progress = true;
@@ -98,24 +118,27 @@ std::map<std::string, json> resolve_manifest(const json& doc, const std::string&
   return vars;
 }
 
-json substitute_tree(const json& node, const std::map<std::string, json>& vars) {
+json substitute_tree(const json& node, const std::map<std::string, json>& vars, Budget& budget) {
   if (node.is_string()) {
     const std::string s = node.get<std::string>();
     std::smatch m;
     if (std::regex_match(s, m, var_regex())) {  // exactly one variable: keep its type
       auto v = vars.find(m[1].str());
-      if (v != vars.end()) return v->second;
+      if (v != vars.end()) {
+        budget.spend(v->second.is_string() ? v->second.get_ref<const std::string&>().size() : v->second.dump().size());
+        return v->second;
+      }
     }
-    return substitute(s, vars, nullptr);
+    return substitute(s, vars, nullptr, budget);
   }
   if (node.is_object()) {
     json out = json::object();
-    for (auto& [k, v] : node.items()) out[k] = (k == "manifest") ? v : substitute_tree(v, vars);
+    for (auto& [k, v] : node.items()) out[k] = (k == "manifest") ? v : substitute_tree(v, vars, budget);
     return out;
   }
   if (node.is_array()) {
     json out = json::array();
-    for (auto& v : node) out.push_back(substitute_tree(v, vars));
+    for (auto& v : node) out.push_back(substitute_tree(v, vars, budget));
     return out;
   }
   return node;
@@ -154,17 +177,24 @@ void anchor_tree(json& node, const fs::path& dir, bool in_output, const std::str
 
 json load_recursive(const std::string& path, int depth) {
   if (depth > 16) throw InputError(path, "", "network", "config files nest too deeply (a cycle?)");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path, "", "", "is a directory, not a config file");
   json doc = parse_json_file(path);
   if (!doc.is_object()) throw InputError(path, "", "", "top level must be a JSON object");
-  auto vars = resolve_manifest(doc, path);
-  json resolved = substitute_tree(doc, vars);
+  Budget budget{path};
+  auto vars = resolve_manifest(doc, path, budget);
+  json resolved = substitute_tree(doc, vars, budget);
   const fs::path dir = fs::absolute(path).parent_path();
   anchor_tree(resolved, dir, false, "");
   for (const char* child_key : {"network", "simulation"}) {
     if (resolved.contains(child_key) && resolved[child_key].is_string()) {
       std::string child = anchor(resolved[child_key].get<std::string>(), dir);
-      if (!fs::exists(child))
-        throw InputError(path, "", child_key, "names a config file that does not exist: " + child);
+      // (a name too long for the file system is refused like a missing file)
+      if (!fs::exists(child, ec))
+        throw InputError(path, "", child_key,
+                         "names a config file that does not exist: " + child + (ec ? " (" + ec.message() + ")" : ""));
+      if (fs::is_directory(child, ec))
+        throw InputError(path, "", child_key, "names a directory, not a config file: " + child);
       json c = load_recursive(child, depth + 1);
       for (auto& [k, v] : c.items()) resolved[k] = v;  // shallow merge, child wins
     }

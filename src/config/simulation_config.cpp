@@ -22,7 +22,7 @@ DistributionSpec parse_distribution(const std::string& f, const json& run) {
     const json& dj = run["distribution"];
     if (!dj.is_object()) throw InputError(f, "run", "distribution", "must be an object");
     const JsonReader r(f, "run.distribution");
-    r.reject_unknown(dj, {"mode", "devices", "replicas"}, "(mode, devices, replicas)");
+    r.reject_unknown(dj, {"mode", "devices", "replicas", "timeout_s"}, "(mode, devices, replicas, timeout_s)");
     if (!dj.contains("mode") || !dj["mode"].is_string()) r.fail("mode", "is required: \"mpi\" or \"mirrored\"");
     const std::string mode = dj["mode"].get<std::string>();
     if (mode == "mpi")
@@ -32,10 +32,12 @@ DistributionSpec parse_distribution(const std::string& f, const json& run) {
     else
       r.fail("mode", "\"" + mode + "\" is not supported (mpi or mirrored)");
     if (dj.contains("replicas")) {
-      if (!dj["replicas"].is_number_integer() || dj["replicas"].get<int>() < 1)
-        r.fail("replicas", "must be an integer >= 1");
+      if (!dj["replicas"].is_number_integer() || dj["replicas"].get<long long>() < 1 ||
+          dj["replicas"].get<long long>() > std::numeric_limits<int>::max())
+        r.fail("replicas", "must be an integer >= 1 (at most 2147483647)");
       d.replicas_requested = dj["replicas"].get<int>();
     }
+    d.timeout_s = r.number(dj, "timeout_s", d.timeout_s, JsonReader::Range::Positive);
     if (dj.contains("devices")) {
       if (!dj["devices"].is_array() || dj["devices"].empty()) r.fail("devices", "must be a non-empty list");
       for (const json& x : dj["devices"]) d.devices.push_back(x.is_string() ? x.get<std::string>() : x.dump());
@@ -148,6 +150,9 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
   }
   if (!(c.tstop > 0)) throw InputError(c.path, "run", "tstop", "must be > 0");
   const double steps = std::round(c.tstop / c.dt);
+  if (steps > static_cast<double>(std::numeric_limits<int>::max()))
+    throw InputError(c.path, "run", "tstop", "is more than 2^31 - 1 steps of run.dt");
+  if (steps < 1) throw InputError(c.path, "run", "tstop", "is shorter than one step of run.dt");
   if (std::fabs(steps * c.dt - c.tstop) > 1e-6 * c.dt)
     throw InputError(c.path, "run", "tstop", "must be a whole number of steps of dt");
   c.n_steps = static_cast<std::int64_t>(steps);
@@ -160,8 +165,8 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
   }
   if (run.contains("batch_size")) {
     const json& b = run["batch_size"];
-    if (!b.is_number_integer() || b.get<long long>() < 1)
-      throw InputError(c.path, "run", "batch_size", "must be an integer >= 1, got " + b.dump());
+    if (!b.is_number_integer() || b.get<long long>() < 1 || b.get<long long>() > std::numeric_limits<int>::max())
+      throw InputError(c.path, "run", "batch_size", "must be an integer >= 1 (at most 2147483647), got " + b.dump());
     c.batch_size = b.get<int>();
   }
   if (run.contains("precision")) {
@@ -212,9 +217,12 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
   };
   c.spikes_file = out_file("spikes_file", "spikes.h5");
   c.log_file = out_file("log_file", "log.txt");
-  if (out.contains("overwrite_output_dir")) c.overwrite_output = out["overwrite_output_dir"].get<bool>();
-  if (run.contains("overwrite_output_dir") && !out.contains("overwrite_output_dir"))
-    c.overwrite_output = run["overwrite_output_dir"].get<bool>();
+  for (const auto& [sec, o] : {std::pair<const char*, const json*>{"run", &run}, {"output", &out}}) {
+    if (!o->contains("overwrite_output_dir")) continue;  // output wins over run: it comes second
+    if (!(*o)["overwrite_output_dir"].is_boolean())
+      throw InputError(c.path, sec, "overwrite_output_dir", "must be true or false");
+    c.overwrite_output = (*o)["overwrite_output_dir"].get<bool>();
+  }
 
   if (j.contains("reports")) {
     for (auto& [name, rep] : j["reports"].items()) {

@@ -29,7 +29,12 @@ StampedSpikes stamp_spike_file(const std::string& file, const Population& pop, d
     if (it == row.end())
       throw InputError(file, where, "node_ids",
                        "node id " + std::to_string(st.node_ids[i]) + " is not in population '" + pop.name + "'");
-    const std::int64_t k = static_cast<std::int64_t>(std::ceil(t / dt - 1e-9)) - 1;
+    const double kd = std::ceil(t / dt - 1e-9) - 1;  // compared as a double: a huge time is after the end
+    if (kd >= static_cast<double>(n_steps)) {
+      ++s.n_after_end;
+      continue;
+    }
+    const std::int64_t k = static_cast<std::int64_t>(kd);
     if (k >= n_steps) {
       ++s.n_after_end;
       continue;

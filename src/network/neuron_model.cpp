@@ -1,5 +1,6 @@
 #include "network/neuron_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -121,7 +122,8 @@ DerivedNeuron derive_neuron(const NeuronParams& p, double dt) {
   d.decay = std::exp(-dt / tau_m);
   d.current_factor = (1.0 - d.decay) / p.g;
   d.v_reset = (p.V_reset - p.E_L) / d.vs;
-  d.t_ref_steps = std::max(1, static_cast<int>(std::ceil(p.t_ref / dt - 1e-9)));
+  // (a t_ref of more steps than an int holds never ends within a run: clamped, not converted out of range)
+  d.t_ref_steps = std::max(1, static_cast<int>(std::min(std::ceil(p.t_ref / dt - 1e-9), 2147483647.0)));
   for (int k = 0; k < kNumAsc; ++k) {
     d.asc_amps[k] = p.asc_amps[k] / d.vs;
     d.asc_decay[k] = std::exp(-dt * p.asc_decay[k]);
@@ -131,6 +133,19 @@ DerivedNeuron derive_neuron(const NeuronParams& p, double dt) {
     d.psc_initial.push_back(std::exp(1.0) / tau);
   }
   return d;
+}
+
+void check_derived_neuron(const DerivedNeuron& d, const std::string& file, const std::string& label) {
+  auto finite = [&](double v, const char* field) {
+    if (!std::isfinite(v))
+      throw InputError(file, label, field,
+                       "gives a per-step model constant that is not finite (a value too large or too small)");
+  };
+  finite(d.vs, "V_th");
+  finite(d.v_reset, "V_reset");
+  finite(d.current_factor, "g");
+  for (int k = 0; k < kNumAsc; ++k) finite(d.asc_amps[k], "asc_amps");
+  for (double x : d.psc_initial) finite(x, "tau_syn");
 }
 
 }  // namespace dpointnet

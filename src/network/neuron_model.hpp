@@ -40,6 +40,10 @@ NeuronParams parse_neuron_params(const std::string& model, const nlohmann::json&
 
 DerivedNeuron derive_neuron(const NeuronParams& p, double dt);
 
+// Refuses parameters whose per-step constants are not finite (e.g. V_th - E_L beyond the double range, or a
+// time constant of 1e-320), naming `file`, `label` and the parameter.
+void check_derived_neuron(const DerivedNeuron& d, const std::string& file, const std::string& label);
+
 // Number of synaptic channels of a model instance.
 inline int num_channels(const NeuronParams& p) { return static_cast<int>(p.tau_syn.size()); }
 

@@ -1,5 +1,6 @@
 #include "network/sonata_edges.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -189,7 +190,8 @@ void read_sonata_edges(const SimulationConfig& cfg, Network& net, const std::vec
         const double dsteps = std::nearbyint(delay_ms / cfg.dt);  // round half to even
         if (dsteps < 1)
           throw InputError(entry.edges_file, elabel, "delay",
-                           "delay " + std::to_string(delay_ms) + " ms rounds to " + std::to_string(int(dsteps)) +
+                           "delay " + std::to_string(delay_ms) + " ms rounds to " +
+                               std::to_string(static_cast<long long>(std::max(dsteps, -1e18))) +
                                " steps of dt = " + std::to_string(cfg.dt) + " ms; at least 1 step is required");
         if (dsteps > 65535)
           throw InputError(entry.edges_file, elabel, "delay",

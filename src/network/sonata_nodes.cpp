@@ -112,6 +112,11 @@ void read_sonata_nodes(const SimulationConfig& cfg, Network& net, std::vector<Ne
             json pj = read_json_file(dp_path, entry.node_types_file, tlabel, "dynamics_params");
             info.params = parse_neuron_params(model, pj, dp_path, tlabel);
             info.derived = derive_neuron(info.params, cfg.dt);
+            check_derived_neuron(info.derived, dp_path, tlabel);
+            if (info.derived.t_ref_steps > 32767)  // the simulator counts refractory steps in 16 bits
+              throw InputError(dp_path, tlabel, "t_ref",
+                               "t_ref = " + std::to_string(info.params.t_ref) +
+                                   " ms is more than 32767 steps of run.dt = " + std::to_string(cfg.dt) + " ms");
           }
           it = type_cache.emplace(t, std::move(info)).first;
         }

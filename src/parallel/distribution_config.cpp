@@ -13,6 +13,7 @@ DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const 
   d.mode = spec.mode;
   d.devices = spec.devices;
   d.replicas_requested = spec.replicas_requested;
+  d.timeout_s = spec.timeout_s;
   d.global_batch_size = spec.global_batch_size;
   // launcher and mode must agree
   if (launcher == Launcher::Mpi && d.mode != DistributionMode::Mpi)

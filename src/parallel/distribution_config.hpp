@@ -16,6 +16,7 @@ struct DistributionConfig {
   std::vector<std::string> devices;  // mirrored: one replica per entry
   int replicas_requested = 0;        // run.distribution.replicas (0: not given)
   long long global_batch_size = 0;   // run.global_batch_size (0: not given)
+  double timeout_s = 1800;           // run.distribution.timeout_s (collective watchdog; PyTorch's default)
 
   // Checks the mode against the launcher and world size, the global batch size, and the admitted
   // scope (FP32, sample-separable losses, ...). Throws InputError naming the setting.

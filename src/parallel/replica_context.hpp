@@ -25,6 +25,10 @@ class ReplicaContext {
   // The chief's size() x n values (send, read on the chief only), n to each process in rank order.
   virtual void scatter(const double* send, double* recv, std::size_t n) = 0;
   virtual void barrier() = 0;
+  // Hang watchdog (run.distribution.timeout_s): a collective not completed within `seconds` ends the job with a
+  // message naming it and the update (set_update). No-ops for a job of one process.
+  virtual void set_timeout(double /*seconds*/) {}
+  virtual void set_update(std::int64_t /*update*/) {}
 };
 
 }  // namespace dpointnet

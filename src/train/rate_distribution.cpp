@@ -101,7 +101,8 @@ std::map<std::string, std::vector<double>> read_observed_rates(const std::string
       if (group_by == "node_type_id") {
         const auto id = t.get_double(r, "node_type_id", label);
         if (!id) throw InputError(file, label, "node_type_id", "is empty");
-        if (*id != std::floor(*id)) throw InputError(file, label, "node_type_id", "is not an integer");
+        if (*id != std::floor(*id) || std::fabs(*id) > 9.0e18)
+          throw InputError(file, label, "node_type_id", "is not an integer (of at most 64 bits)");
         key.push_back(std::to_string(static_cast<std::int64_t>(*id)));
       } else {
         const auto v = t.get(r, group_by);

@@ -25,7 +25,10 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
   const JsonReader r(f, "train");
   if (j.contains("epochs") || j.contains("steps_per_epoch")) {
     if (j.contains("steps")) throw InputError(f, "train", "steps", "give either steps or epochs x steps_per_epoch");
-    t.steps = r.integer(j, "epochs", 1, 1) * r.integer(j, "steps_per_epoch", 1, 1);
+    const std::int64_t e = r.integer(j, "epochs", 1, 1), per = r.integer(j, "steps_per_epoch", 1, 1);
+    if (e > (std::int64_t(1) << 40) / per)
+      throw InputError(f, "train", "epochs", "epochs x steps_per_epoch is more than 2^40 updates");
+    t.steps = e * per;
   } else {
     t.steps = r.integer(j, "steps", 1, 1);
   }

@@ -36,7 +36,7 @@ class TrainingError : public std::runtime_error {
 };
 
 // Exit codes of the executables (docs/reliability.md).
-inline constexpr int kExitInternal = 1, kExitInput = 2, kExitOutput = 3, kExitNumerical = 4;
+inline constexpr int kExitInternal = 1, kExitInput = 2, kExitOutput = 3, kExitNumerical = 4, kExitTimeout = 5;
 inline constexpr int kExitPreempted = 75;  // EX_TEMPFAIL: stopped by a signal after a complete checkpoint
 
 }  // namespace dpointnet

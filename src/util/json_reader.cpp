@@ -1,9 +1,11 @@
 #include "util/json_reader.hpp"
 
+#include <cctype>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <regex>
 
 #include "util/error.hpp"
 
@@ -23,6 +25,8 @@ json parse_json_file(const std::string& path) {
 
 json read_json_file(const std::string& path, const std::string& referrer, const std::string& label,
                     const std::string& field) {
+  if (std::filesystem::is_directory(path))
+    throw InputError(referrer, label, field, "names a directory, not a JSON file: " + path);
   std::ifstream in(path);
   if (!in) throw InputError(referrer, label, field, "names a JSON file that does not exist: " + path);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -30,11 +34,27 @@ json read_json_file(const std::string& path, const std::string& referrer, const 
     return json::parse(text);
   } catch (const json::exception& e) {
     // the parser reports a number that does not fit a double (1e999) without its key: find the key
-    static const std::regex num_re(R"re("([^"]+)"\s*:\s*(-?[0-9][0-9.eE+-]*))re");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), num_re); it != std::sregex_iterator(); ++it) {
-      const double v = std::strtod((*it)[2].str().c_str(), nullptr);
-      if (!std::isfinite(v))
-        throw InputError(path, label, (*it)[1].str(), "value " + (*it)[2].str() + " is not a finite number");
+    // ("key": number pairs scanned by hand, in linear time: a std::regex can exhaust the stack on large files)
+    const std::size_t n = text.size();
+    auto space = [&](std::size_t r) {
+      while (r < n && std::isspace(static_cast<unsigned char>(text[r]))) ++r;
+      return r;
+    };
+    for (std::size_t p = text.find('"'); p != std::string::npos && p + 1 < n;) {
+      const std::size_t q = text.find('"', p + 1);
+      if (q == std::string::npos) break;
+      std::size_t r = space(q + 1);
+      if (r < n && text[r] == ':') {
+        const std::size_t s0 = r = space(r + 1);
+        if (r < n && text[r] == '-') ++r;
+        if (r < n && std::isdigit(static_cast<unsigned char>(text[r]))) {
+          while (r < n && (std::isdigit(static_cast<unsigned char>(text[r])) || std::strchr(".eE+-", text[r]))) ++r;
+          const std::string tok = text.substr(s0, r - s0);
+          if (!std::isfinite(std::strtod(tok.c_str(), nullptr)))
+            throw InputError(path, label, text.substr(p + 1, q - p - 1), "value " + tok + " is not a finite number");
+        }
+      }
+      p = text.find('"', q + 1);
     }
     throw InputError(path, label, "", std::string("invalid JSON: ") + e.what());
   }

@@ -3,7 +3,10 @@
 #pragma once
 #include <mpi.h>
 
+#include <atomic>
+#include <cstdint>
 #include <string>
+#include <thread>
 
 #include "parallel/replica_context.hpp"
 
@@ -25,11 +28,23 @@ class MpiContext final : public ReplicaContext {
   void gather(const double* send, std::size_t n, double* recv) override;
   void scatter(const double* send, double* recv, std::size_t n) override;
   void barrier() override;
+  // The watchdog thread (started by the first set_timeout) checks the collective in flight; past the timeout it
+  // prints the collective and the update and ends the process (exit code kExitTimeout), which ends the job.
+  void set_timeout(double seconds) override;
+  void set_update(std::int64_t update) override { update_ = update; }
   MPI_Comm comm() const { return comm_; }
 
  private:
+  struct InFlight;  // RAII: marks one collective as in flight
+  void watch();
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  double timeout_s_ = 0;
+  std::atomic<std::int64_t> update_{0};
+  std::atomic<const char*> in_flight_{nullptr};
+  std::atomic<double> since_{0};
+  std::atomic<bool> stop_{false};
+  std::thread watchdog_;
 };
 
 // The rank's index among the ranks of its node, from the launcher's environment (Open MPI, Slurm, MVAPICH2,
