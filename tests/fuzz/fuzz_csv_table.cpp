@@ -7,10 +7,7 @@
 using namespace dpointnet;
 using namespace dpointnet::fuzz;
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  init_quiet();
-  return 0;
-}
+DPOINTNET_FUZZ_INITIALIZE()
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string path = write_scratch("types.csv", std::string(reinterpret_cast<const char*>(data), size));

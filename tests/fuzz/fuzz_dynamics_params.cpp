@@ -12,10 +12,7 @@
 using namespace dpointnet;
 using namespace dpointnet::fuzz;
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  init_quiet();
-  return 0;
-}
+DPOINTNET_FUZZ_INITIALIZE()
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Bytes in(data, size);

@@ -24,10 +24,7 @@ const H5Tables& tables() {
 }
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  init_quiet();
-  return 0;
-}
+DPOINTNET_FUZZ_INITIALIZE()
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   clear_scratch();

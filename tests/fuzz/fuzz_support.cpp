@@ -164,4 +164,14 @@ Network small_network() {
   return net;
 }
 
+std::string write_config_input(const std::uint8_t* data, std::size_t size) {
+  clear_scratch();
+  std::string top;
+  for (const auto& [name, body] : split_files(std::string(reinterpret_cast<const char*>(data), size), "config.json")) {
+    const std::string p = write_scratch(name, body);
+    if (name == "config.json") top = p;
+  }
+  return top;
+}
+
 }  // namespace dpointnet::fuzz

@@ -15,6 +15,12 @@ namespace dpointnet::fuzz {
 
 // Quiet logging (spdlog off) and no HDF5 error stack printing; every harness calls it once.
 void init_quiet();
+// The libFuzzer initializer of every harness: init_quiet().
+#define DPOINTNET_FUZZ_INITIALIZE()                    \
+  extern "C" int LLVMFuzzerInitialize(int*, char***) { \
+    dpointnet::fuzz::init_quiet();                     \
+    return 0;                                          \
+  }
 
 // Runs one input through `body`. An InputError (a refusal that names the file and field) is the expected
 // outcome of a bad input. Any other exception would reach the user as "dpointnet: internal error: ..." and
@@ -34,6 +40,9 @@ void clear_scratch();
 // Splits a text input into files: the text before the first line "=== NAME" is `first`; each such line
 // starts a file NAME (letters, digits, '.', '_', '-'; at most 64 characters; other names are dropped).
 std::vector<std::pair<std::string, std::string>> split_files(const std::string& text, const std::string& first);
+// A fresh scratch directory holding the files of a text input (split_files with first "config.json"); returns
+// the path of config.json.
+std::string write_config_input(const std::uint8_t* data, std::size_t size);
 
 // Reads fuzz bytes front to back; past the end every read gives zeros (so any input decodes).
 class Bytes {

@@ -32,18 +32,10 @@ void check_train(const TrainConfig& t) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  init_quiet();
-  return 0;
-}
+DPOINTNET_FUZZ_INITIALIZE()
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  clear_scratch();
-  std::string top;
-  for (const auto& [name, body] : split_files(std::string(reinterpret_cast<const char*>(data), size), "config.json")) {
-    const std::string p = write_scratch(name, body);
-    if (name == "config.json") top = p;
-  }
+  const std::string top = write_config_input(data, size);
   static const Network net = small_network();
   run_one("train_config", [&] {
     const SimulationConfig c = SimulationConfig::load(top);
