@@ -4,6 +4,7 @@
 
 #include "io/csv_table.hpp"
 #include "io/hdf5_file.hpp"
+#include "network/allen_glif.hpp"
 #include "network/impl/sonata_common.hpp"
 #include "util/error.hpp"
 #include "util/json_reader.hpp"
@@ -106,10 +107,20 @@ void read_sonata_nodes(const SimulationConfig& cfg, Network& net, std::vector<Ne
             auto dp = types.get(static_cast<std::size_t>(row), "dynamics_params");
             if (!dp) throw InputError(entry.node_types_file, tlabel, "dynamics_params", "is missing");
             const std::string dp_path = join(cfg.point_neuron_models_dir, *dp);
-            if (model != "glif_psc" && model != "iaf_psc_alpha")
+            const bool legacy = is_legacy_glif_template(model);
+            if (model != "glif_psc" && model != "iaf_psc_alpha" && !legacy)
               throw InputError(entry.node_types_file, tlabel, "model_template",
-                               "model \"" + *tmpl + "\" is not supported (nest:glif_psc, nest:iaf_psc_alpha)");
+                               "model \"" + *tmpl +
+                                   "\" is not supported (nest:glif_psc, nest:iaf_psc_alpha; legacy nest:glif_lif_psc, "
+                                   "nest:glif_lif_asc_psc)");
             json pj = read_json_file(dp_path, entry.node_types_file, tlabel, "dynamics_params");
+            if (legacy) {  // BMTK's legacy names of GLIF1/GLIF3: glif_psc, from an Allen config converted as BMTK does
+              const bool allen = is_allen_glif_config(pj);
+              if (allen) pj = convert_allen_glif(model, pj, dp_path, tlabel);
+              log::get()->info("{}: {}: model_template {} read as nest:glif_psc{}", entry.node_types_file, tlabel,
+                               *tmpl, allen ? " (Allen GLIF config converted with BMTK's formulas)" : "");
+              model = "glif_psc";
+            }
             info.params = parse_neuron_params(model, pj, dp_path, tlabel);
             info.derived = derive_neuron(info.params, cfg.dt);
             check_derived_neuron(info.derived, dp_path, tlabel);
