@@ -9,6 +9,7 @@
    coeffs, ...: made here from the NEST parameters, with coefficients other than 1) under nest:glif_lif_asc_psc,
    against the same network with the NEST parameters that BMTK's converter (glif_utils.converter_builtin,
    transcribed below in its order of operations) computes from those configs: identical spikes;
+   and the same under nest:glif_lif_psc (GLIF1, no after-spike currents);
 3. an Allen config under nest:glif_psc is still refused, naming the file and pointing to the conversion.
 
   test_legacy_glif.py --bin build/dpointnet
@@ -45,6 +46,24 @@ def bmtk_glif_lif_asc_psc(config):
         "tau_syn": [5.5, 8.5, 2.8, 5.8],
         "spike_dependent_threshold": False,
         "after_spike_currents": True,
+        "adapting_threshold": False,
+    }
+
+
+def bmtk_glif_lif_psc(config):
+    """bmtk.simulator.pointnet.glif_utils.converter_builtin('nest:glif_lif_psc', config) (GLIF1)."""
+    coeffs = config["coeffs"]
+    return {
+        "V_m": config["El"] * 1.0e03 + config["El_reference"] * 1.0e03,
+        "V_th": coeffs["th_inf"] * config["th_inf"] * 1.0e03 + config["El_reference"] * 1.0e03,
+        "g": coeffs["G"] / config["R_input"] * 1.0e09,
+        "E_L": config["El"] * 1.0e03 + config["El_reference"] * 1.0e03,
+        "C_m": coeffs["C"] * config["C"] * 1.0e12,
+        "t_ref": config["spike_cut_length"] * config["dt"] * 1.0e03,
+        "V_reset": config["El_reference"] * 1.0e03,
+        "tau_syn": [5.5, 8.5, 2.8, 5.8],
+        "spike_dependent_threshold": False,
+        "after_spike_currents": False,
         "adapting_threshold": False,
     }
 
@@ -111,7 +130,9 @@ def main():
                 nest = json.load(open(os.path.join(models, d["dynamics_params"])))
                 cfgfile = "allen_" + d["dynamics_params"]
                 conf = allen_config(nest)
-                json.dump(bmtk_glif_lif_asc_psc(conf) if with_bmtk_conversion else conf,
+                bmtk = bmtk_glif_lif_psc if tmpl == "nest:glif_lif_psc" or with_bmtk_conversion == "glif1" else \
+                    bmtk_glif_lif_asc_psc
+                json.dump(bmtk(conf) if with_bmtk_conversion else conf,
                           open(os.path.join(models, cfgfile), "w"))
                 r[head.index("dynamics_params")] = cfgfile
                 r[head.index("model_template")] = tmpl
@@ -136,6 +157,14 @@ def main():
                 fails.append("the Allen-config conversion differs from BMTK's")
             if "(Allen GLIF config converted with BMTK's formulas)" not in out:
                 fails.append("no log line for the Allen-config conversion")
+        conv1, _ = variant("allen_glif1_converted_here", allen("nest:glif_lif_psc", False))
+        ref1, _ = variant("bmtk_glif1_converted", allen("nest:glif_psc", "glif1"))
+        if conv1 is not None and ref1 is not None:
+            same = all(np.array_equal(x, y) for x, y in zip(conv1, ref1))
+            print(f"  Allen configs under nest:glif_lif_psc (GLIF1): {len(conv1[0])} spikes, identical to BMTK's "
+                  f"conversion: {same}")
+            if not same or len(conv1[0]) == 0 or np.array_equal(conv1[0], conv[0]):
+                fails.append("the GLIF1 Allen-config conversion differs from BMTK's (or equals GLIF3's)")
         _, out = variant("allen_under_glif_psc", allen("nest:glif_psc", False))
         if "raw Allen Cell Types GLIF configs are not supported" not in out or "allen_" not in out:
             fails.append(f"an Allen config under nest:glif_psc was not refused naming it: {out[-800:]}")
