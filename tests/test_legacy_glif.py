@@ -26,28 +26,10 @@ import tempfile
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi"))
+from mpi_common import report  # noqa: E402
+
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "bmtk")
-
-
-def bmtk_glif_lif_asc_psc(config):
-    """bmtk.simulator.pointnet.glif_utils.converter_builtin('nest:glif_lif_asc_psc', config)."""
-    coeffs = config["coeffs"]
-    return {
-        "V_m": config["El"] * 1.0e03 + config["El_reference"] * 1.0e03,
-        "V_th": coeffs["th_inf"] * config["th_inf"] * 1.0e03 + config["El_reference"] * 1.0e03,
-        "g": coeffs["G"] / config["R_input"] * 1.0e09,
-        "E_L": config["El"] * 1.0e03 + config["El_reference"] * 1.0e03,
-        "C_m": coeffs["C"] * config["C"] * 1.0e12,
-        "t_ref": config["spike_cut_length"] * config["dt"] * 1.0e03,
-        "V_reset": config["El_reference"] * 1.0e03,
-        "asc_init": list(np.array(config["init_AScurrents"]) * 1.0e12),
-        "asc_decay": list(1.0 / np.array(config["asc_tau_array"]) * 1.0e-03),
-        "asc_amps": list(np.array(config["asc_amp_array"]) * np.array(coeffs["asc_amp_array"]) * 1.0e12),
-        "tau_syn": [5.5, 8.5, 2.8, 5.8],
-        "spike_dependent_threshold": False,
-        "after_spike_currents": True,
-        "adapting_threshold": False,
-    }
 
 
 def bmtk_glif_lif_psc(config):
@@ -66,6 +48,17 @@ def bmtk_glif_lif_psc(config):
         "after_spike_currents": False,
         "adapting_threshold": False,
     }
+
+
+def bmtk_glif_lif_asc_psc(config):
+    """bmtk.simulator.pointnet.glif_utils.converter_builtin('nest:glif_lif_asc_psc', config): GLIF1's parameters
+    and the after-spike currents."""
+    coeffs = config["coeffs"]
+    return dict(bmtk_glif_lif_psc(config),
+                asc_init=list(np.array(config["init_AScurrents"]) * 1.0e12),
+                asc_decay=list(1.0 / np.array(config["asc_tau_array"]) * 1.0e-03),
+                asc_amps=list(np.array(config["asc_amp_array"]) * np.array(coeffs["asc_amp_array"]) * 1.0e12),
+                after_spike_currents=True)
 
 
 def allen_config(nest):
@@ -173,10 +166,7 @@ def main():
             print("  Allen config under nest:glif_psc: refused, naming the file")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    for f in fails:
-        print("FAIL: " + f)
-    print(f"{0 if fails else 1} passed, {1 if fails else 0} failed")
-    return 1 if fails else 0
+    return report(fails)
 
 
 if __name__ == "__main__":

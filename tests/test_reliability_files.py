@@ -27,6 +27,9 @@ import tempfile
 
 import h5py
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi"))
+from mpi_common import report  # noqa: E402
+
 ENV = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
 
 
@@ -187,10 +190,7 @@ def main():
         fails.append(str(e))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    for f in fails:
-        print("FAIL: " + f)
-    print(f"{0 if fails else 1} passed, {1 if fails else 0} failed")
-    return 1 if fails else 0
+    return report(fails)
 
 
 if __name__ == "__main__":

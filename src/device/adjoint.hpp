@@ -1,4 +1,5 @@
-// Backward pass of docs/model-gradients.md (model section 5) (BPTT with a surrogate gradient), one time step at a time in reverse.
+// Backward pass of docs/model-gradients.md (model section 5) (BPTT with a surrogate gradient), one time step at a time
+// in reverse.
 //
 // Per sample b and neuron i, with V_t = v' after step t, P_t/Q_t = psc/psc_rise after step t and u_t the drive
 // of step t:
