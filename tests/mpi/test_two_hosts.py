@@ -57,6 +57,9 @@ AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "netns_agent.sh
 RANK_ID = ('echo "two_hosts: rank $OMPI_COMM_WORLD_RANK hostname $(cat /proc/sys/kernel/hostname) '
            'netns $(readlink /proc/self/ns/net) addresses $(ip -4 -o addr show scope global | '
            'awk \'{print $4}\' | tr \'\\n\' \' \')" >&2; exec "$@"')
+# forwarded to the ranks when set (the agent gives host b a clean environment): scripts/test-sanitize's
+# sanitizer settings (suppressions, report files) and its OpenMP wait policy
+FORWARD_IF_SET = ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "OMP_WAIT_POLICY")
 # a batch scheduler's environment would make Open MPI take its hosts and launcher from there
 SCHEDULER_VARS = ("SLURM_", "PBS_", "LSB_", "PE_HOSTFILE", "JOB_ID", "FLUX_", "PALS_")
 
@@ -214,6 +217,7 @@ def check_two_hosts(a, hosts, tmp, fails):
             "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
             "--mca", "btl_tcp_if_include", subnet, "--mca", "oob_tcp_if_include", subnet,
             "-x", "OMP_NUM_THREADS", "-x", "OMP_PROC_BIND",
+            *[w for v in FORWARD_IF_SET if v in os.environ for w in ("-x", v)],
             "/bin/sh", "-c", RANK_ID, "sh",
             a.mpi_bin, "train", cfg, "--gradient-check", two_h5, "--gradient-check-updates", str(UPDATES)])
     agent_log = os.path.join(tmp, "agent.log")
