@@ -43,7 +43,8 @@ def datasets(path):
 def metrics(path):
     with open(path) as f:
         rows = list(csv.DictReader(f))
-    return [{k: v for k, v in r.items() if k not in ("samples_per_s", "seconds")} for r in rows]
+    # timings (seconds, samples_per_s, <phase>_s) and memory differ between processes
+    return [{k: v for k, v in r.items() if not (k in ("seconds", "peak_rss_mib") or k.endswith("_s"))} for r in rows]
 
 
 def main():

@@ -9,6 +9,7 @@
 #include "app/output_dir.hpp"
 #include "app/preemption.hpp"
 #include "app/rate_record.hpp"
+#include "app/run_record.hpp"
 #include "config/simulation_config.hpp"
 #include "inputs/input_schedule.hpp"
 #include "network/edge_export.hpp"
@@ -25,6 +26,7 @@
 #include "util/error.hpp"
 #include "util/kokkos_compat.hpp"
 #include "util/log.hpp"
+#include "util/process_memory.hpp"
 
 namespace fs = std::filesystem;
 
@@ -71,8 +73,9 @@ struct RunInputs {
   const DistributionConfig& dist;
 };
 
+// The training loop; the chief fills `rec` at whichever exit (completed, preempted, stopped).
 template <class Real>
-int train_impl(const RunInputs& in, ReplicaContext& ctx) {
+int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
   const TrainCommand& cmd = in.cmd;
   const SimulationConfig& cfg = in.cfg;
   const Network& net = in.net;
@@ -138,6 +141,24 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t first = tr.adam_step();
   int done_here = 0;
+  auto record = [&](const std::string& outcome) {  // chief: what the run report needs
+    if (!chief) return;
+    rec.valid = true;
+    rec.outcome = outcome;
+    rec.start_update = first;
+    rec.end_update = tr.adam_step();
+    rec.processes = ctx.size();
+    rec.replicas = rs.schedule().replicas;
+    rec.global_batch = rs.schedule().global_batch();
+    rec.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    rec.peak_rss_bytes = peak_rss_bytes();
+    rec.final_pA = weights_pA(tr, net);
+    rec.surfaces.clear();
+    for (const auto& p : net.projections) rec.surfaces.push_back(p.recurrent ? "recurrent" : p.source_population);
+    rec.trainable.assign(net.projections.size(), false);
+    for (int s = 0; s < tr.n_surfaces(); ++s)
+      rec.trainable[static_cast<std::size_t>(tr.surface_projection(s))] = tr.surface_trainable(s);
+  };
   PreemptionGuard preemption;
   // a signal on any rank stops every rank at the same update boundary (one reduced flag per update)
   auto preempted = [&]() {
@@ -153,6 +174,10 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
     check_finite(rs, m, tc, tr.adam_step() + 1);
     rs.update();
     m.step = tr.adam_step();
+    m.t_update = tr.last_update_seconds();
+    m.peak_rss_bytes = peak_rss_bytes();
+    rec.t_forward += m.t_forward, rec.t_recompute += m.t_recompute, rec.t_backward += m.t_backward;
+    rec.t_update += m.t_update, rec.t_allreduce += m.t_allreduce;
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m.samples_per_s = static_cast<double>(rs.schedule().global_batch()) / std::max(m.seconds, 1e-12);
     ++done_here;
@@ -171,6 +196,7 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
     if (const int sig = preempted(); sig != 0 && m.step != tc.steps) {
       save_rates();
       save(std::string("preempted by ") + PreemptionGuard::name(sig));
+      record(std::string("preempted by ") + PreemptionGuard::name(sig));
       if (chief)
         lg->warn("{} received: stopped after update {} of {} with a complete checkpoint; resume with --resume {}",
                  PreemptionGuard::name(sig), tr.adam_step(), tc.steps,
@@ -180,21 +206,38 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx) {
     if (cmd.stop_after > 0 && done_here >= cmd.stop_after) {
       save_rates();
       save("stop requested");
+      record("stopped after " + std::to_string(done_here) + " updates (--stop-after)");
       if (chief) lg->warn("stopping after {} updates as requested (--stop-after); resume with --resume", done_here);
       return 0;
     }
   }
   if (done_here > 0) save_rates();
   save("final");
+  record(done_here > 0 ? "completed" : "completed (nothing left to run)");
   if (chief) {
     try {
-      export_edges(net, cfg, weights_pA(tr, net), (out / "network").string());
+      export_edges(net, cfg, rec.final_pA, (out / "network").string());
     } catch (const std::exception& e) {
       throw OutputError((out / "network").string(), std::string("cannot export the trained network: ") + e.what());
     }
   }
   ctx.barrier();
   return 0;
+}
+
+// The loop, then (chief) the files of the run report, once the trainers' memory is released.
+template <class Real>
+int train_impl(const RunInputs& in, ReplicaContext& ctx, double predicted_peak_bytes) {
+  RunRecord rec;
+  rec.predicted_peak_bytes = predicted_peak_bytes;
+  const int code = train_loop<Real>(in, ctx, rec);
+  if (rec.valid) {
+    const fs::path out(in.cfg.output_dir);
+    write_run_summary((out / "run_summary.json").string(), rec, in.cfg, in.net, in.tc);
+    write_weights_file((out / "weights.h5").string(), rec, in.net);
+    write_sample_rasters<Real>(out.string(), rec, in.cfg, in.net, in.tc, in.inputs);
+  }
+  return code;
 }
 
 // A resume checkpoint must come from this network and config.
@@ -253,7 +296,8 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
           "batch {} kept)",
           ck.replicas, ck.batch_size, replicas, cfg.batch_size, schedule.global_batch());
   }
-  require_fits(plan_memory(net, inputs, cfg, &tc, dist.local_replicas()), cfg, true);
+  const MemoryPlan plan = plan_memory(net, inputs, cfg, &tc, dist.local_replicas());
+  require_fits(plan, cfg, true);
   if (cmd.gradient_check.empty() && ctx.chief()) {
     const fs::path out(cfg.output_dir);
     prepare_output_dir(cfg.output_dir, cfg.path, "output", "output_dir");
@@ -271,7 +315,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   lg->info("network: {} neurons, {} edges; T = {} steps, batch {}, {} updates, checkpoint interval {}", net.n_neurons,
            net.n_edges(), cfg.n_steps, cfg.batch_size, tc.steps, tc.checkpoint_interval);
   const RunInputs in{cmd, cfg, net, inputs, tc, cmd.resume.empty() ? nullptr : &ck, chash, nhash, dist};
-  return cfg.double_precision ? train_impl<double>(in, ctx) : train_impl<float>(in, ctx);
+  return cfg.double_precision ? train_impl<double>(in, ctx, plan.total()) : train_impl<float>(in, ctx, plan.total());
 }
 
 }  // namespace dpointnet

@@ -26,7 +26,8 @@ MetricsLog::MetricsLog(const std::string& path, const std::vector<std::string>& 
   out_.open(path, std::ios::trunc);
   out_ << "step,loss";
   for (const auto& l : loss_names) out_ << "," << l;
-  out_ << ",rate_hz,grad_norm,samples_per_s,seconds" << (with_allreduce_ ? ",allreduce_s" : "") << "\n";
+  out_ << ",rate_hz,grad_norm,samples_per_s,seconds,forward_s,recompute_s,backward_s,update_s"
+       << (with_allreduce_ ? ",allreduce_s" : "") << ",peak_rss_mib\n";
   for (const auto& k : kept) out_ << k << "\n";
   out_.flush();
   if (!out_) throw OutputError(path_, std::string("cannot write the metrics log: ") + std::strerror(errno));
@@ -37,8 +38,9 @@ void MetricsLog::append(const StepMetrics& m) {
   for (double v : m.loss_terms) out_ << "," << fmt::format("{:.9g}", v);
   out_ << "," << fmt::format("{:.9g}", m.rate_hz) << "," << fmt::format("{:.9g}", m.grad_norm) << ","
        << fmt::format("{:.4g}", m.samples_per_s) << "," << fmt::format("{:.4g}", m.seconds);
+  for (double t : {m.t_forward, m.t_recompute, m.t_backward, m.t_update}) out_ << "," << fmt::format("{:.4g}", t);
   if (with_allreduce_) out_ << "," << fmt::format("{:.4g}", m.t_allreduce);
-  out_ << "\n";
+  out_ << "," << fmt::format("{:.1f}", m.peak_rss_bytes / 1048576.0) << "\n";
   out_.flush();
   if (!out_) throw OutputError(path_, std::string("cannot write the metrics log: ") + std::strerror(errno));
 }

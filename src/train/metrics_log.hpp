@@ -1,5 +1,6 @@
-// metrics.csv: one row per update (step, loss, each loss term, rate, gradient norm, throughput, time and, for
-// sample-parallel runs, the allreduce time). On resume the rows up to the checkpoint's step are kept.
+// metrics.csv: one row per update (step, loss, each loss term, rate, gradient norm, throughput, time, time per
+// phase of the chief replica, for sample-parallel runs the allreduce time, and the peak resident memory of the
+// process so far). On resume the rows up to the checkpoint's step are kept.
 #pragma once
 #include <cstdint>
 #include <fstream>

@@ -37,7 +37,8 @@ struct StepMetrics {
   double samples_per_s = 0;
   // wall time by phase (s): forward with snapshots, segment recompute, reverse sweep, optimizer update
   double t_forward = 0, t_recompute = 0, t_backward = 0, t_update = 0;
-  double t_allreduce = 0;  // sample-parallel runs: the packed gradient allreduce
+  double t_allreduce = 0;     // sample-parallel runs: the packed gradient allreduce
+  double peak_rss_bytes = 0;  // peak resident memory of the process so far (set by the training loop)
 };
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
@@ -98,6 +99,7 @@ class Trainer {
 
   std::int64_t adam_step() const { return adam_step_; }
   void set_adam_step(std::int64_t s) { adam_step_ = s; }
+  double last_update_seconds() const { return t_update_; }  // wall time of the last apply_update
   int n_surfaces() const { return static_cast<int>(surfaces_.size()); }
   const std::string& surface_name(int s) const { return surfaces_[static_cast<std::size_t>(s)].name; }
   bool surface_trainable(int s) const { return surfaces_[static_cast<std::size_t>(s)].trainable; }

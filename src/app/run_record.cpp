@@ -1,0 +1,161 @@
+#include "app/run_record.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "io/hdf5_file.hpp"
+#include "io/spike_file.hpp"
+#include "sim/simulator.hpp"
+#include "util/error.hpp"
+#include "util/kokkos_compat.hpp"
+#include "util/log.hpp"
+
+namespace fs = std::filesystem;
+
+namespace dpointnet {
+
+namespace {
+
+// Writes through `writer` to path.tmp, then renames it to path; OutputError naming path (and `what`) on failure.
+void write_atomically(const std::string& path, const std::string& what,
+                      const std::function<void(const std::string&)>& writer) {
+  const std::string tmp = path + ".tmp";
+  std::error_code ec;
+  try {
+    writer(tmp);
+  } catch (const std::exception& e) {
+    fs::remove(tmp, ec);
+    throw OutputError(path, "cannot write the " + what + ": " + e.what());
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) throw OutputError(path, "cannot write the " + what + ": " + ec.message());
+}
+
+}  // namespace
+
+void write_run_summary(const std::string& path, const RunRecord& rec, const SimulationConfig& cfg, const Network& net,
+                       const TrainConfig& tc) {
+  nlohmann::json j;
+  j["dpointnet_version"] = DPOINTNET_VERSION;
+  j["kokkos_version"] = compat::kokkos_version_string();
+  j["execution_space"] = Kokkos::DefaultExecutionSpace::name();
+  j["memory_space"] = Kokkos::DefaultExecutionSpace::memory_space::name();
+  j["threads"] = compat::concurrency();
+  j["precision"] = cfg.double_precision ? "float64" : "float32";
+  j["config"] = cfg.path;
+  j["neurons"] = net.n_neurons;
+  j["edges"] = net.n_edges();
+  nlohmann::json surf = nlohmann::json::array();
+  for (std::size_t k = 0; k < rec.surfaces.size(); ++k)
+    surf.push_back({{"name", rec.surfaces[k]},
+                    {"edges", net.projections[k].size()},
+                    {"trainable", static_cast<bool>(rec.trainable[k])}});
+  j["surfaces"] = surf;
+  j["dt_ms"] = cfg.dt;
+  j["window_steps"] = cfg.n_steps;
+  j["warmup_steps"] = tc.warmup_steps;
+  j["batch_size"] = cfg.batch_size;
+  j["global_batch"] = rec.global_batch;
+  j["processes"] = rec.processes;
+  j["replicas"] = rec.replicas;
+  j["checkpoint_interval"] = tc.checkpoint_interval;
+  j["steps"] = tc.steps;
+  j["outcome"] = rec.outcome;
+  j["start_update"] = rec.start_update;
+  j["end_update"] = rec.end_update;
+  const auto n = static_cast<double>(rec.end_update - rec.start_update);
+  j["wall_s"] = rec.wall_s;
+  j["samples_per_s"] = rec.wall_s > 0 ? n * static_cast<double>(rec.global_batch) / rec.wall_s : 0.0;
+  j["phase_s"] = {{"forward", rec.t_forward},
+                  {"recompute", rec.t_recompute},
+                  {"backward", rec.t_backward},
+                  {"update", rec.t_update},
+                  {"allreduce", rec.t_allreduce}};
+  j["predicted_peak_device_bytes"] = rec.predicted_peak_bytes;
+  j["peak_rss_bytes"] = rec.peak_rss_bytes;
+  write_atomically(path, "run summary", [&](const std::string& tmp) {
+    std::ofstream f(tmp);
+    f << j.dump(2) << "\n";
+    f.close();
+    if (!f) throw std::runtime_error("write failed");
+  });
+  log::get()->info("run summary: {}", path);
+}
+
+void write_weights_file(const std::string& path, const RunRecord& rec, const Network& net) {
+  write_atomically(path, "weights file", [&](const std::string& tmp) {
+    auto f = h5::File::create(tmp, true);
+    for (std::size_t k = 0; k < rec.surfaces.size(); ++k) {
+      const Projection& p = net.projections[k];
+      const std::size_t n = p.size(), stride = n > kReportEdges ? (n + kReportEdges - 1) / kReportEdges : 1;
+      std::vector<double> w0, w1;
+      for (std::size_t e = 0; e < n; e += stride) {
+        w0.push_back(p.weight_pA[e]);
+        w1.push_back(rec.final_pA[k][e]);
+      }
+      const std::string g = "/" + rec.surfaces[k];
+      f.write_double(g + "/initial_pA", w0, true);
+      f.write_double(g + "/final_pA", w1, true);
+      f.write_attr_uint32(g, "n_edges", {static_cast<std::uint32_t>(n)});
+      f.write_attr_uint32(g, "stride", {static_cast<std::uint32_t>(stride)});
+      f.write_attr_uint32(g, "trainable", {rec.trainable[k] ? 1u : 0u});
+    }
+    f.flush();
+  });
+  log::get()->info("weights before/after training: {}", path);
+}
+
+template <class Real>
+void write_sample_rasters(const std::string& dir, const RunRecord& rec, const SimulationConfig& cfg, const Network& net,
+                          const TrainConfig& tc, const std::vector<PreparedInput>& inputs) {
+  std::vector<PreparedInput> cond;  // micro-batch 0 runs condition 0
+  if (!tc.conditions.empty())
+    cond = prepare_inputs(cfg.with_input_overrides(tc.conditions[0], "train.conditions[0]"), net, tc.total_steps(cfg));
+  SimOptions o;
+  o.batch_size = 1;
+  o.n_steps = tc.total_steps(cfg);
+  o.seed = cfg.seed;
+  o.sample_offset = 0;
+  Simulator<Real> sim(Kokkos::DefaultExecutionSpace(), net, cond.empty() ? inputs : cond, o);
+  sim.set_current_pulses(prepare_current_clamps(cfg, net));
+  for (const char* which : {"before", "after"}) {
+    if (std::string(which) == "after")
+      for (int s = 0; s < sim.n_edge_sets(); ++s) {
+        const auto k = static_cast<std::size_t>(sim.projection(s));
+        if (!rec.trainable[k]) continue;
+        const Projection& p = net.projections[k];
+        std::vector<double> w(p.size());
+        for (std::size_t e = 0; e < w.size(); ++e) w[e] = net.to_normalized(p.target[e], rec.final_pA[k][e]);
+        sim.from_read_order(s, w, sim.edges(s).weight);
+      }
+    sim.reset();
+    std::map<std::string, SpikeTrains> pops;
+    for (const auto& p : net.populations)
+      if (!p.is_virtual) pops[p.name].population = p.name;
+    sim.run(o.n_steps, [&](const RecordedChunk& c) {
+      for (int t = 0; t < c.n_steps; ++t)
+        for (std::int64_t i = 0; i < net.n_neurons; ++i) {
+          if (!c.z(t, 0, i)) continue;
+          const auto& pop =
+              net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
+          auto& st = pops[pop.name];
+          st.node_ids.push_back(net.neuron_node_id[static_cast<std::size_t>(i)]);
+          st.times_ms.push_back(static_cast<double>(c.first_step + t + 1) * cfg.dt);
+        }
+    });
+    const std::string path = (fs::path(dir) / (std::string("spikes_") + which + ".h5")).string();
+    write_atomically(path, "spike raster", [&](const std::string& tmp) { write_spike_file(tmp, true, pops); });
+    log::get()->info("sample 0 {} training: {}", which, path);
+  }
+}
+
+template void write_sample_rasters<float>(const std::string&, const RunRecord&, const SimulationConfig&, const Network&,
+                                          const TrainConfig&, const std::vector<PreparedInput>&);
+template void write_sample_rasters<double>(const std::string&, const RunRecord&, const SimulationConfig&,
+                                           const Network&, const TrainConfig&, const std::vector<PreparedInput>&);
+
+}  // namespace dpointnet
