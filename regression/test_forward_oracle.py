@@ -7,6 +7,9 @@
 bmtk450: BMTK's point_450glifs (vendored in tests/data/bmtk) with its LGN spike file, dt = 1 ms, 1 s.
 generated: a network made by `dpointnet generate` with Bernoulli LGN and Poisson background inputs (this
 checks the counter-based random draws across the two implementations), batch 2.
+--per-node-dynamics (generated): every V1 node gets its own V_th, C_m, tau_syn[4] and asc_amps[2] (its type's
+values scaled by factors in [0.7, 1.3]) in /nodes/v1/0/dynamics_params (SONATA per-node overrides, issue 10
+item 2); the oracle reads them with its own reader.
 
 float64 runs must agree exactly. float32 runs are compared and every difference is reported: the first
 differing spike, and the fraction of spikes in common (which must stay above --min-common).
@@ -56,6 +59,33 @@ def compare(a_path, b_path, label, exact, min_common):
     return ok
 
 
+def add_per_node_dynamics(net):
+    """Writes /nodes/v1/0/dynamics_params: each node's type values scaled by its own factors (seeded)."""
+    rng = np.random.default_rng(7)
+    types = {}
+    with open(os.path.join(net, "network", "v1_node_types.csv")) as f:
+        head = f.readline().split()
+        for line in f:
+            row = dict(zip(head, line.split()))
+            with open(os.path.join(net, "components", "cell_models", row["dynamics_params"])) as g:
+                types[int(row["node_type_id"])] = json.load(g)
+    with h5py.File(os.path.join(net, "network", "v1_nodes.h5"), "r+") as f:
+        pop = f["nodes"]["v1"]
+        ntid, gidx = pop["node_type_id"][()], pop["node_group_index"][()]
+        m = int(gidx.max()) + 1
+        cols = {"V_th": np.zeros(m), "C_m": np.zeros(m), "tau_syn": np.zeros((m, 4)), "asc_amps": np.zeros((m, 2))}
+        for t, r in zip(ntid, gidx):
+            p = types[int(t)]
+            cols["V_th"][r] = p["E_L"] + (p["V_th"] - p["E_L"]) * rng.uniform(0.7, 1.3)
+            cols["C_m"][r] = p["C_m"] * rng.uniform(0.7, 1.3)
+            cols["tau_syn"][r] = np.array(p["tau_syn"]) * rng.uniform(0.7, 1.3, 4)
+            cols["asc_amps"][r] = np.array(p["asc_amps"]) * rng.uniform(0.7, 1.3, 2)
+        g = pop["0"].create_group("dynamics_params")
+        for k, v in cols.items():
+            g.create_dataset(k, data=v)
+    print(f"  per-node dynamics_params for {m} V1 nodes: {', '.join(cols)}")
+
+
 def run(cmd, **kw):
     print("  $ " + " ".join(cmd))
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)
@@ -75,6 +105,7 @@ def main():
     ap.add_argument("--neurons", type=int, default=300)
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--min-common", type=float, default=0.95)
+    ap.add_argument("--per-node-dynamics", action="store_true")
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="dpointnet_oracle_")
@@ -106,6 +137,8 @@ def main():
             cfg["run"].update({"batch_size": args.batch, "precision": args.precision, "seed": 20261201})
             cfg["output"] = {"output_dir": os.path.join(tmp, "cpp"), "spikes_file": "spikes.h5"}
             batch = args.batch
+            if args.per_node_dynamics:
+                add_per_node_dynamics(net)
         cfg_path = os.path.join(tmp, "sim.json")
         with open(cfg_path, "w") as f:
             json.dump(cfg, f, indent=1)

@@ -1,11 +1,13 @@
 #include "network/sonata_nodes.hpp"
 
+#include <deque>
 #include <map>
 
 #include "io/csv_table.hpp"
 #include "io/hdf5_file.hpp"
 #include "network/allen_glif.hpp"
 #include "network/impl/sonata_common.hpp"
+#include "network/node_dynamics.hpp"
 #include "util/error.hpp"
 #include "util/json_reader.hpp"
 #include "util/log.hpp"
@@ -22,7 +24,27 @@ struct NodeTypeInfo {
   bool is_virtual = false;
   NeuronParams params;
   DerivedNeuron derived;
+  std::string model, dp_path, label;  // for per-node overrides: the model, its JSON file and node type label
+  json params_json;                   // (NEST names: an Allen config is converted)
 };
+
+// Model parameters from a JSON object, with the checks every neuron gets; errors name `file` and `label`.
+void finish_neuron(NodeTypeInfo& info, const json& pj, const SimulationConfig& cfg, const std::string& file,
+                   const std::string& label) {
+  info.params = parse_neuron_params(info.model, pj, file, label);
+  info.derived = derive_neuron(info.params, cfg.dt);
+  check_derived_neuron(info.derived, file, label);
+  if (info.derived.t_ref_steps > 32767)  // the simulator counts refractory steps in 16 bits
+    throw InputError(file, label, "t_ref",
+                     "t_ref = " + std::to_string(info.params.t_ref) +
+                         " ms is more than 32767 steps of run.dt = " + std::to_string(cfg.dt) + " ms");
+}
+
+std::string join_names(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
 
 }  // namespace
 
@@ -68,13 +90,15 @@ void read_sonata_nodes(const SimulationConfig& cfg, Network& net, std::vector<Ne
         if (gidx.size() != n)
           throw InputError(entry.nodes_file, where, "node_group_index", "length differs from node_type_id");
       }
-      // Per-node dynamics_params overrides are not supported: refuse rather than ignore them.
-      for (const std::string& g : file.children(base)) {
-        const std::string dp = base + "/" + g + "/dynamics_params";
-        if (file.is_group(dp) && !file.children(dp).empty())
-          throw InputError(entry.nodes_file, where + " group " + g, "dynamics_params",
-                           "per-node dynamics_params overrides are not supported");
-      }
+      // per-node dynamics_params of each group (node_group_id values are the group names)
+      std::map<std::string, NodeDynamicsOverrides> overrides;
+      for (const std::string& g : file.children(base))
+        if (file.is_group(base + "/" + g)) {
+          auto o = read_node_dynamics(file, base + "/" + g, where + " group " + g);
+          if (!o.empty()) overrides.emplace(g, std::move(o));
+        }
+      std::deque<NodeTypeInfo> per_node_owned;        // neurons with their own parameters
+      std::map<std::string, std::size_t> overridden;  // group -> nodes
       int n_virtual = 0;
       std::vector<const NodeTypeInfo*> per_node(n);
       for (std::size_t i = 0; i < n; ++i) {
@@ -121,19 +145,41 @@ void read_sonata_nodes(const SimulationConfig& cfg, Network& net, std::vector<Ne
                                *tmpl, allen ? " (Allen GLIF config converted with BMTK's formulas)" : "");
               model = "glif_psc";
             }
-            info.params = parse_neuron_params(model, pj, dp_path, tlabel);
-            info.derived = derive_neuron(info.params, cfg.dt);
-            check_derived_neuron(info.derived, dp_path, tlabel);
-            if (info.derived.t_ref_steps > 32767)  // the simulator counts refractory steps in 16 bits
-              throw InputError(dp_path, tlabel, "t_ref",
-                               "t_ref = " + std::to_string(info.params.t_ref) +
-                                   " ms is more than 32767 steps of run.dt = " + std::to_string(cfg.dt) + " ms");
+            info.model = model;
+            info.dp_path = dp_path;
+            info.label = tlabel;
+            finish_neuron(info, pj, cfg, dp_path, tlabel);
+            info.params_json = std::move(pj);
           }
           it = type_cache.emplace(t, std::move(info)).first;
         }
         per_node[i] = &it->second;
         if (it->second.is_virtual) ++n_virtual;
+        const std::string g = gid.empty() ? std::string("0") : std::to_string(gid[i]);
+        const auto ov = overrides.find(g);
+        if (ov == overrides.end()) continue;
+        const std::string gw = where + " group " + g;
+        if (it->second.is_virtual)
+          throw InputError(entry.nodes_file, gw, "dynamics_params",
+                           "virtual nodes (node type " + std::to_string(t) + ") have no dynamics to override");
+        if (gidx.empty())
+          throw InputError(entry.nodes_file, where, "node_group_index",
+                           "is missing: it says which row of group " + g + "'s dynamics_params each node takes");
+        if (gidx[i] < 0) throw InputError(entry.nodes_file, where, "node_group_index", "holds a negative row");
+        NodeTypeInfo own = it->second;
+        const std::string label = gw + " row " + std::to_string(gidx[i]) + " (node " + std::to_string(pop.node_ids[i]) +
+                                  ", node type " + std::to_string(t) + ")";
+        const json pj =
+            ov->second.apply(it->second.params_json, static_cast<std::size_t>(gidx[i]), entry.nodes_file, label);
+        finish_neuron(own, pj, cfg, entry.nodes_file, label);
+        own.params_json = json();  // kept per node type only
+        per_node_owned.push_back(std::move(own));
+        per_node[i] = &per_node_owned.back();
+        ++overridden[g];
       }
+      for (const auto& [g, count] : overridden)
+        log::get()->info("{}: {} group {}: per-node dynamics_params ({}) override the node types' values of {} node(s)",
+                         entry.nodes_file, where, g, join_names(overrides.at(g).names()), count);
       if (n_virtual != 0 && static_cast<std::size_t>(n_virtual) != n)
         throw InputError(entry.nodes_file, where, "model_type",
                          "the population mixes virtual and simulated nodes, which is not supported");

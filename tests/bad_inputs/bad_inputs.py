@@ -33,7 +33,7 @@ from bad_inputs_mutations import (  # noqa: E402
     GLIF_E, IAF_E, m_none, m_rm, m_del_dataset, m_cell, m_cell_raw, m_syn_receptor, m_run, m_input,
     m_unknown_model_template, m_delay_below_one_step, m_missing_syn_weight, m_set_element, m_inconsistent_lengths,
     m_edges_into_virtual, m_mixed_virtual, m_spike_time_nonpositive, m_spike_node_not_in_population,
-    m_manifest_cycle)
+    m_manifest_cycle, m_node_dynamics)
 
 # The BMTK example vendored in tests/data/bmtk, found from this script's own location.
 DEFAULT_DATA = os.environ.get("DPOINTNET_BMTK_DIR", os.path.normpath(
@@ -110,6 +110,11 @@ case("input_node_set_unknown", m_input("node_set", "retina"), [SIM_CFG], ["node_
 case("input_node_set_not_virtual", m_input("node_set", "v1"), [SIM_CFG], ["node_set"], ["not a virtual population"])
 case("batch_size_zero", m_run("batch_size", 0), [SIM_CFG], ["batch_size"], [">= 1"])
 case("manifest_cycle", m_manifest_cycle, [SIM_CFG], ["$CYC_A", "$CYC_B", "manifest"], ["cycle"])
+case("per_node_dynamics_short", m_node_dynamics("V_th", [-45.0] * 10), ["v1_nodes.h5"], ["dynamics_params/V_th"],
+     ["beyond the group's 10 rows"])
+case("per_node_dynamics_invalid", m_node_dynamics("V_th", [-200.0] * 300), ["v1_nodes.h5"], ["V_th"], ["above E_L"])
+case("per_node_dynamics_not_numeric", m_node_dynamics("C_m", ["big"] * 300), ["v1_nodes.h5"],
+     ["dynamics_params/C_m", "C_m"], ["numeric"])
 case("missing_network_child_file", lambda s: s.config.__setitem__("network", "no_such_circuit.json"),
      ["no_such_circuit.json"], ["network"], ["does not exist"])
 CASES["output_exists_without_overwrite"] = dict(

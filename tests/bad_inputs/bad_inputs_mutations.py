@@ -128,3 +128,11 @@ def m_manifest_cycle(s):
     s.config["manifest"]["$CYC_A"] = "$CYC_B/a"
     s.config["manifest"]["$CYC_B"] = "$CYC_A/b"
     s.config["inputs"]["LGN_spikes"]["input_file"] = "$CYC_A/lgn_spikes.h5"
+
+
+def m_node_dynamics(name, data):
+    """/nodes/v1/0/dynamics_params/<name> = data (SONATA per-node overrides of the node types' parameters)."""
+    def f(s):
+        with h5py.File(os.path.join(s.net, "v1_nodes.h5"), "r+") as h:
+            h["/nodes/v1/0"].create_group("dynamics_params").create_dataset(name, data=data)
+    return f

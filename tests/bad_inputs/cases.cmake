@@ -13,7 +13,8 @@ foreach(case
     inconsistent_dataset_lengths edges_into_virtual_population mixed_virtual_population spike_time_nonpositive
     spike_file_missing spike_node_not_in_population unknown_input_type input_node_set_unknown
     input_node_set_not_virtual batch_size_zero manifest_cycle missing_network_child_file
-    output_exists_without_overwrite glif2_refused iaf_nonzero_I_e unknown_precision)
+    output_exists_without_overwrite glif2_refused iaf_nonzero_I_e unknown_precision per_node_dynamics_short
+    per_node_dynamics_invalid per_node_dynamics_not_numeric)
   add_test(NAME bad_input.${case}
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/bad_inputs.py --case ${case}
                    --bin $<TARGET_FILE:dpointnet> --data ${DP_BAD_INPUT_DATA})
