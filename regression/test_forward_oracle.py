@@ -10,6 +10,8 @@ checks the counter-based random draws across the two implementations), batch 2.
 --per-node-dynamics (generated): every V1 node gets its own V_th, C_m, tau_syn[4] and asc_amps[2] (its type's
 values scaled by factors in [0.7, 1.3]) in /nodes/v1/0/dynamics_params (SONATA per-node overrides, issue 10
 item 2); the oracle reads them with its own reader.
+--double-alpha (generated): the node types of every other V1 population row become nest:glif_psc_double_alpha
+(tau_syn_fast = tau_syn, tau_syn_slow = 3 tau_syn, amp_slow 0.25..0.4 per port; issue 10 item 2).
 
 float64 runs must agree exactly. float32 runs are compared and every difference is reported: the first
 differing spike, and the fraction of spikes in common (which must stay above --min-common).
@@ -25,6 +27,8 @@ import tempfile
 
 import h5py
 import numpy as np
+
+from network_variants import add_per_node_dynamics, make_double_alpha
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -59,33 +63,6 @@ def compare(a_path, b_path, label, exact, min_common):
     return ok
 
 
-def add_per_node_dynamics(net):
-    """Writes /nodes/v1/0/dynamics_params: each node's type values scaled by its own factors (seeded)."""
-    rng = np.random.default_rng(7)
-    types = {}
-    with open(os.path.join(net, "network", "v1_node_types.csv")) as f:
-        head = f.readline().split()
-        for line in f:
-            row = dict(zip(head, line.split()))
-            with open(os.path.join(net, "components", "cell_models", row["dynamics_params"])) as g:
-                types[int(row["node_type_id"])] = json.load(g)
-    with h5py.File(os.path.join(net, "network", "v1_nodes.h5"), "r+") as f:
-        pop = f["nodes"]["v1"]
-        ntid, gidx = pop["node_type_id"][()], pop["node_group_index"][()]
-        m = int(gidx.max()) + 1
-        cols = {"V_th": np.zeros(m), "C_m": np.zeros(m), "tau_syn": np.zeros((m, 4)), "asc_amps": np.zeros((m, 2))}
-        for t, r in zip(ntid, gidx):
-            p = types[int(t)]
-            cols["V_th"][r] = p["E_L"] + (p["V_th"] - p["E_L"]) * rng.uniform(0.7, 1.3)
-            cols["C_m"][r] = p["C_m"] * rng.uniform(0.7, 1.3)
-            cols["tau_syn"][r] = np.array(p["tau_syn"]) * rng.uniform(0.7, 1.3, 4)
-            cols["asc_amps"][r] = np.array(p["asc_amps"]) * rng.uniform(0.7, 1.3, 2)
-        g = pop["0"].create_group("dynamics_params")
-        for k, v in cols.items():
-            g.create_dataset(k, data=v)
-    print(f"  per-node dynamics_params for {m} V1 nodes: {', '.join(cols)}")
-
-
 def run(cmd, **kw):
     print("  $ " + " ".join(cmd))
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)
@@ -106,6 +83,7 @@ def main():
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--min-common", type=float, default=0.95)
     ap.add_argument("--per-node-dynamics", action="store_true")
+    ap.add_argument("--double-alpha", action="store_true")
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="dpointnet_oracle_")
@@ -139,6 +117,8 @@ def main():
             batch = args.batch
             if args.per_node_dynamics:
                 add_per_node_dynamics(net)
+            if args.double_alpha:
+                make_double_alpha(net)
         cfg_path = os.path.join(tmp, "sim.json")
         with open(cfg_path, "w") as f:
             json.dump(cfg, f, indent=1)

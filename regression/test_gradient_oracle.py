@@ -3,7 +3,7 @@
 
   test_gradient_oracle.py --bin build/dpointnet [--neurons 300] [--steps 50] [--batch 4] [--precision float64]
                           [--updates K] [--clip C] [--warmup-ms W] [--accumulate K]
-                          [--rate-distribution squared|huber]
+                          [--rate-distribution squared|huber] [--double-alpha] [--per-node-dynamics]
 
 Generates a network with `dpointnet generate`, trains recurrent, LGN and background weights with
 TargetFiringRate + VoltageRegularization + WeightRegularization, and compares one batch: the loss (relative
@@ -20,6 +20,8 @@ import tempfile
 
 import h5py
 import numpy as np
+
+from network_variants import add_per_node_dynamics, make_double_alpha
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -86,12 +88,20 @@ def main():
                     help="RateDistribution group_by: a node-types column (observed rates written per value)")
     ap.add_argument("--rate-distribution", choices=["squared", "huber"], default=None,
                     help="also a RateDistribution loss with this penalty (observed rates written by this script)")
+    ap.add_argument("--double-alpha", action="store_true",
+                    help="every other V1 node type as nest:glif_psc_double_alpha (regression/network_variants.py)")
+    ap.add_argument("--per-node-dynamics", action="store_true",
+                    help="every V1 node its own V_th, C_m, tau_syn, asc_amps (SONATA per-node dynamics_params)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_grad_")
     passed = failed = 0
     try:
         net = os.path.join(tmp, "net")
         run([args.bin, "generate", "--out", net, "--neurons", str(args.neurons), "--seed", "5", "--lgn-rate", "20"])
+        if args.double_alpha:
+            make_double_alpha(net)
+        if args.per_node_dynamics:
+            add_per_node_dynamics(net)
         with open(os.path.join(net, "config.simulation.json")) as f:
             cfg = json.load(f)
         cfg["network"] = os.path.join(net, cfg["network"])

@@ -37,17 +37,29 @@ def neuron_params(template, params, where, dt):
         raise ModelError('%s: node has no model_template' % where)
     model = template.split(':', 1)[1] if ':' in template else template
     p = dict(params or {})
-    if model == 'glif_psc':
+    if model in ('glif_psc', 'glif_psc_double_alpha'):
         if p.get('type') == 'GLIF':
             raise ModelError('%s: raw Allen "type": "GLIF" configs are not supported by the oracle' % where)
-        for k in GLIF_REQUIRED:
+        required = GLIF_REQUIRED if model == 'glif_psc' else (
+            tuple(k for k in GLIF_REQUIRED if k != 'tau_syn') + ('tau_syn_fast', 'tau_syn_slow', 'amp_slow'))
+        for k in required:
             if k not in p:
-                raise ModelError('%s: glif_psc parameter %s missing' % (where, k))
+                raise ModelError('%s: %s parameter %s missing' % (where, model, k))
         if p.get('spike_dependent_threshold', False) or p.get('adapting_threshold', False):
             raise ModelError('%s: glif_psc with spike_dependent_threshold/adapting_threshold '
                              '(GLIF2/4/5) is not supported' % where)
         use_asc = p.get('after_spike_currents', True)
-        tau_syn = [float(x) for x in np.atleast_1d(p['tau_syn'])]
+        if model == 'glif_psc':
+            tau_syn = [float(x) for x in np.atleast_1d(p['tau_syn'])]
+            slow = []   # (tau, amplitude) of each port's slow alpha kernel
+        else:
+            # NEST glif_psc_double_alpha: port k has a fast alpha kernel (tau_syn_fast[k], amplitude 1) and a
+            # slow one (tau_syn_slow[k], amplitude amp_slow[k]), both fed by the port's input
+            tau_syn = [float(x) for x in np.atleast_1d(p['tau_syn_fast'])]
+            ts, am = np.atleast_1d(p['tau_syn_slow']), np.atleast_1d(p['amp_slow'])
+            if len(ts) != len(tau_syn) or len(am) != len(tau_syn):
+                raise ModelError('%s: tau_syn_fast, tau_syn_slow and amp_slow differ in length' % where)
+            slow = [(float(a), float(b)) for a, b in zip(ts, am)]
         if use_asc:
             amps = [float(x) for x in np.atleast_1d(p.get('asc_amps', []))]
             decay = [float(x) for x in np.atleast_1d(p.get('asc_decay', []))]
@@ -57,7 +69,7 @@ def neuron_params(template, params, where, dt):
             amps, decay = [], []
         out = dict(kind='glif_psc', E_L=float(p['E_L']), V_th=float(p['V_th']), V_reset=float(p['V_reset']),
                    g=float(p['g']), C_m=float(p['C_m']), t_ref=float(p['t_ref']), tau_syn=tau_syn,
-                   asc_amps=amps, asc_decay=decay)
+                   asc_amps=amps, asc_decay=decay, slow=slow)
     elif model == 'iaf_psc_alpha':
         q = dict(IAF_DEFAULTS)
         q.update(p)
@@ -66,7 +78,7 @@ def neuron_params(template, params, where, dt):
         C_m, tau_m = float(q['C_m']), float(q['tau_m'])
         out = dict(kind='iaf_psc_alpha', E_L=float(q['E_L']), V_th=float(q['V_th']),
                    V_reset=float(q['V_reset']), g=C_m / tau_m, C_m=C_m, t_ref=float(q['t_ref']),
-                   tau_syn=[float(q['tau_syn_ex']), float(q['tau_syn_in'])], asc_amps=[], asc_decay=[])
+                   tau_syn=[float(q['tau_syn_ex']), float(q['tau_syn_in'])], asc_amps=[], asc_decay=[], slow=[])
     else:
         raise ModelError('%s: unsupported model_template %r' % (where, template))
     if not (out['V_th'] > out['E_L']):
@@ -116,11 +128,17 @@ class Network:
                 raw.append(neuron_params(p.model_template[k], p.params[k], where, dt))
         self.raw = raw
         N = self.N
-        self.R = max([len(r['tau_syn']) for r in raw] + [1])
+        # channels of neuron i: its receptor ports' kernels in port order, then the slow kernels of a
+        # double-alpha neuron in port order; drive_src[i, c] is the port channel whose input drives channel c
+        self.R = max([len(r['tau_syn']) + len(r['slow']) for r in raw] + [1])
         self.A = max([len(r['asc_amps']) for r in raw] + [1])
         R, A = self.R, self.A
         self.kind = [r['kind'] for r in raw]
-        self.n_chan = np.array([len(r['tau_syn']) for r in raw], np.int64)
+        self.n_chan = np.array([len(r['tau_syn']) for r in raw], np.int64)   # receptor ports
+        self.drive_src = np.tile(np.arange(R, dtype=np.int64), (N, 1))
+        for i, r in enumerate(raw):
+            for k in range(len(r['slow'])):
+                self.drive_src[i, len(r['tau_syn']) + k] = k
         self.vs = np.array([r['V_th'] - r['E_L'] for r in raw])
         g = np.array([r['g'] for r in raw])
         C_m = np.array([r['C_m'] for r in raw])
@@ -135,6 +153,10 @@ class Network:
             for c, tau in enumerate(r['tau_syn']):
                 self.syn_decay[i, c] = math.exp(-dt / tau)
                 self.psc_initial[i, c] = math.e / tau
+            for k, (tau, amp) in enumerate(r['slow']):
+                c = len(r['tau_syn']) + k
+                self.syn_decay[i, c] = math.exp(-dt / tau)
+                self.psc_initial[i, c] = amp * math.e / tau
         self.dt_syn_decay = dt * self.syn_decay
         self.asc_amps_n = np.zeros((N, A))
         self.asc_decay_f = np.zeros((N, A))
@@ -251,6 +273,7 @@ def simulate(net, inputs, n_steps, batch, first_sample=0, record_v=False, record
         contrib = net.e_w[e_idx] * act[e_idx, b_idx]
         u = np.bincount(b_idx * (N * R) + flat_tgt[e_idx], weights=contrib,
                         minlength=B * N * R).reshape(B, N, R)
+        u = u[:, np.arange(N)[:, None], net.drive_src]   # slow kernels take their port's input
         # 2. alpha PSC
         new_psc_rise = net.syn_decay * psc_rise + net.psc_initial * u
         new_psc = net.syn_decay * psc + net.dt_syn_decay * psc_rise

@@ -22,6 +22,8 @@ class TorchModel:
         self.syn_decay, self.psc_initial, self.dt_syn_decay = t(net.syn_decay), t(net.psc_initial), t(net.dt_syn_decay)
         self.asc_amps_n, self.asc_decay_f = t(net.asc_amps_n), t(net.asc_decay_f)
         self.post = torch.as_tensor(net.e_tgt * net.R + net.e_ch, dtype=torch.long)
+        self.rows = torch.arange(net.N, dtype=torch.long)[:, None]
+        self.drive_src = torch.as_tensor(net.drive_src, dtype=torch.long)   # slow kernels: their port's input
         self.E = len(net.e_w)
         self.delay_groups = []
         for d in sorted(set(net.e_d.tolist())):
@@ -105,6 +107,7 @@ class TorchModel:
                 u = EdgeDrive.apply(w, groups, self.post, N * R, *gacts).view(B, N, R)
             else:
                 u = torch.zeros((B, N, R), dtype=DTYPE)
+            u = u[:, self.rows, self.drive_src]
             # 2. alpha PSC
             new_psc_rise = self.syn_decay * psc_rise + self.psc_initial * u
             new_psc = self.syn_decay * psc + self.dt_syn_decay * psc_rise

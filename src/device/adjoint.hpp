@@ -163,7 +163,17 @@ struct NeuronAdjointFunctor {
       else
         channel_adjoint(c, i, b, cf, gV_next);
     }
+    if (k.any_slow) fold_slow(i, b);
     a.gV(i, b) = static_cast<Acc>(gV);
+  }
+
+  // A slow channel's drive is its fast partner's: its gradient moves there (glif_psc_double_alpha).
+  KOKKOS_INLINE_FUNCTION void fold_slow(const int i, const int b) const {
+    const int nr = k.n_receptors(i), nch = k.n_channels(i);
+    for (int c = nr; c < nch; ++c) {
+      a.gu(slot_gu, c - nr, i, b) += a.gu(slot_gu, c, i, b);
+      a.gu(slot_gu, c, i, b) = Acc(0);
+    }
   }
 
   void operator()(PerNeuron, const std::int64_t idx) const {
@@ -183,6 +193,8 @@ struct NeuronAdjointFunctor {
         }
         for (int q = 0; q < nb; ++q) channel_adjoint(c, i, b0 + q, cf, gv_next[q]);
       }
+      if (k.any_slow)
+        for (int q = 0; q < nb; ++q) fold_slow(i, b0 + q);
       for (int q = 0; q < nb; ++q) a.gV(i, b0 + q) = static_cast<Acc>(gv[q]);
     }
   }

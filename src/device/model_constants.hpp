@@ -15,7 +15,14 @@ struct NeuronConstants {
   Kokkos::View<int*, MemSpace> t_ref_steps, n_channels;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> asc_amps, asc_decay;     // [kNumAsc][N]
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> syn_decay, psc_initial;  // [R][N]
+  // Receptor ports per neuron: channel c >= n_receptors(i) is a slow channel (glif_psc_double_alpha), driven by
+  // the drive of channel c - n_receptors(i); equal to the channel count otherwise.
+  Kokkos::View<int*, MemSpace> n_receptors;
+  bool any_slow = false;  // some neuron has slow channels (else every channel is driven by its own drive)
 };
+
+// The channel whose synaptic drive feeds channel c of a neuron with nr receptor ports.
+KOKKOS_INLINE_FUNCTION int drive_channel(const int c, const int nr) { return c < nr ? c : c - nr; }
 
 // State per sample and neuron. Views are [B][N] or [B][R][N] (LayoutRight, neurons fastest).
 template <class Real, class MemSpace>

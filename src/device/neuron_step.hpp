@@ -12,7 +12,8 @@ namespace dpointnet::device {
 // Two shapes of the same per-(sample, neuron) arithmetic: devices run one work item per (b, i), neurons
 // fastest (coalesced); hosts run one work item per (b, block of kBlock neurons), each stage a loop over the
 // block's neurons that the compiler vectorizes. Channels c >= n_channels(i) have zero constants and stay zero,
-// so both shapes loop over all R channels and compute the same values in the same order.
+// so both shapes loop over all R channels and compute the same values in the same order. A slow channel
+// (c >= n_receptors(i), glif_psc_double_alpha) takes the drive of channel c - n_receptors(i).
 template <class Real, class ExecSpace>
 struct NeuronStepFunctor {
   using MemSpace = typename ExecSpace::memory_space;
@@ -39,7 +40,8 @@ struct NeuronStepFunctor {
       const Real p = s.psc(b, c, i);
       const Real sd = k.syn_decay(c, i);
       psum += p;
-      s.psc_rise(b, c, i) = sd * rise + k.psc_initial(c, i) * static_cast<Real>(from_fixed(u(b, c, i)));
+      const int dc = drive_channel(c, k.n_receptors(i));
+      s.psc_rise(b, c, i) = sd * rise + k.psc_initial(c, i) * static_cast<Real>(from_fixed(u(b, dc, i)));
       s.psc(b, c, i) = sd * p + dt * sd * rise;
     }
     Real asum = 0;
@@ -76,13 +78,23 @@ struct NeuronStepFunctor {
       Real* KOKKOS_RESTRICT p = &s.psc(b, c, i0);
       const Real* KOKKOS_RESTRICT sd = &k.syn_decay(c, i0);
       const Real* KOKKOS_RESTRICT pi = &k.psc_initial(c, i0);
-      const std::int64_t* KOKKOS_RESTRICT uu = &u(b, c, i0);
       const Real step = dt;
-      for (int q = 0; q < m; ++q) {
-        const Real r0 = rise[q], p0 = p[q];
-        cur[q] += p0;
-        rise[q] = sd[q] * r0 + pi[q] * static_cast<Real>(from_fixed(uu[q]));
-        p[q] = sd[q] * p0 + step * sd[q] * r0;
+      if (!k.any_slow) {
+        const std::int64_t* KOKKOS_RESTRICT uu = &u(b, c, i0);
+        for (int q = 0; q < m; ++q) {
+          const Real r0 = rise[q], p0 = p[q];
+          cur[q] += p0;
+          rise[q] = sd[q] * r0 + pi[q] * static_cast<Real>(from_fixed(uu[q]));
+          p[q] = sd[q] * p0 + step * sd[q] * r0;
+        }
+      } else {  // slow channels read their fast partner's drive (glif_psc_double_alpha)
+        const int* KOKKOS_RESTRICT nr = &k.n_receptors(i0);
+        for (int q = 0; q < m; ++q) {
+          const Real r0 = rise[q], p0 = p[q];
+          cur[q] += p0;
+          rise[q] = sd[q] * r0 + pi[q] * static_cast<Real>(from_fixed(u(b, drive_channel(c, nr[q]), i0 + q)));
+          p[q] = sd[q] * p0 + step * sd[q] * r0;
+        }
       }
     }
     Real asum[kBlock];

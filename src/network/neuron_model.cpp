@@ -55,20 +55,36 @@ NeuronParams parse_neuron_params(const std::string& model, const json& params, c
   if (!params.is_object()) throw InputError(file, label, "", "dynamics_params must be a JSON object");
   P p{params, file, label};
   NeuronParams n;
-  if (model == "glif_psc") {
+  if (model == "glif_psc" || model == "glif_psc_double_alpha") {
     if (params.contains("type") && params["type"].is_string() && params["type"].get<std::string>() == "GLIF")
       throw InputError(file, label, "type",
                        "raw Allen Cell Types GLIF configs are not supported; convert them to NEST glif_psc "
                        "parameters first (BMTK convert_aibs2nest)");
-    n.kind = ModelKind::GlifPsc;
+    n.kind = model == "glif_psc" ? ModelKind::GlifPsc : ModelKind::GlifPscDoubleAlpha;
     n.V_th = p.num("V_th");
     n.E_L = p.num("E_L");
     n.V_reset = p.num("V_reset");
     n.g = p.num("g");
     n.C_m = p.num("C_m");
     n.t_ref = p.num("t_ref");
-    n.tau_syn = p.vec("tau_syn");
-    if (n.tau_syn.empty()) throw InputError(file, label, "tau_syn", "must list at least one receptor time constant");
+    if (n.kind == ModelKind::GlifPsc) {
+      n.tau_syn = p.vec("tau_syn");
+      if (n.tau_syn.empty()) throw InputError(file, label, "tau_syn", "must list at least one receptor time constant");
+      n.psc_amp.assign(n.tau_syn.size(), 1.0);
+    } else {  // NEST glif_psc_double_alpha: tau_syn_fast, tau_syn_slow, amp_slow per receptor port
+      const auto fast = p.vec("tau_syn_fast"), slow = p.vec("tau_syn_slow"), amp = p.vec("amp_slow");
+      if (fast.empty()) throw InputError(file, label, "tau_syn_fast", "must list at least one receptor time constant");
+      if (slow.size() != fast.size() || amp.size() != fast.size())
+        throw InputError(file, label, slow.size() != fast.size() ? "tau_syn_slow" : "amp_slow",
+                         "must have as many entries as tau_syn_fast (" + std::to_string(fast.size()) + ")");
+      for (double a : amp) p.positive("amp_slow", a);
+      for (double t : slow) p.positive("tau_syn_slow", t);
+      n.tau_syn = fast;
+      n.tau_syn.insert(n.tau_syn.end(), slow.begin(), slow.end());
+      n.psc_amp.assign(fast.size(), 1.0);
+      n.psc_amp.insert(n.psc_amp.end(), amp.begin(), amp.end());
+    }
+    n.n_receptors = static_cast<int>(n.kind == ModelKind::GlifPsc ? n.tau_syn.size() : n.tau_syn.size() / 2);
     if (p.flag("spike_dependent_threshold", false))
       throw InputError(file, label, "spike_dependent_threshold", "GLIF2/4/5 (true) are not supported; only GLIF1/3");
     if (p.flag("adapting_threshold", false))
@@ -97,16 +113,23 @@ NeuronParams parse_neuron_params(const std::string& model, const json& params, c
     n.g = n.C_m / tau_m;
     n.t_ref = p.num_or("t_ref", 2.0);
     n.tau_syn = {p.num_or("tau_syn_ex", 2.0), p.num_or("tau_syn_in", 2.0)};
+    n.psc_amp = {1.0, 1.0};
+    n.n_receptors = 2;
     if (p.num_or("I_e", 0.0) != 0.0)
       throw InputError(file, label, "I_e", "a non-zero constant current is not supported");
   } else {
     throw InputError(file, label, "model_template",
-                     "model \"nest:" + model + "\" is not supported (nest:glif_psc, nest:iaf_psc_alpha)");
+                     "model \"nest:" + model +
+                         "\" is not supported (nest:glif_psc, nest:glif_psc_double_alpha, nest:iaf_psc_alpha)");
   }
   p.positive("C_m", n.C_m);
   p.positive("g", n.g);
   p.positive("t_ref", n.t_ref);
-  for (double t : n.tau_syn) p.positive(n.kind == ModelKind::GlifPsc ? "tau_syn" : "tau_syn_ex/tau_syn_in", t);
+  for (double t : n.tau_syn)
+    p.positive(n.kind == ModelKind::GlifPsc              ? "tau_syn"
+               : n.kind == ModelKind::GlifPscDoubleAlpha ? "tau_syn_fast"
+                                                         : "tau_syn_ex/tau_syn_in",
+               t);
   if (!(n.V_th > n.E_L))
     throw InputError(file, label, "V_th",
                      "must be above E_L (V_th = " + std::to_string(n.V_th) + ", E_L = " + std::to_string(n.E_L) + ")");
@@ -128,10 +151,11 @@ DerivedNeuron derive_neuron(const NeuronParams& p, double dt) {
     d.asc_amps[k] = p.asc_amps[k] / d.vs;
     d.asc_decay[k] = std::exp(-dt * p.asc_decay[k]);
   }
-  for (double tau : p.tau_syn) {
-    d.syn_decay.push_back(std::exp(-dt / tau));
-    d.psc_initial.push_back(std::exp(1.0) / tau);
+  for (std::size_t c = 0; c < p.tau_syn.size(); ++c) {
+    d.syn_decay.push_back(std::exp(-dt / p.tau_syn[c]));
+    d.psc_initial.push_back((c < p.psc_amp.size() ? p.psc_amp[c] : 1.0) * std::exp(1.0) / p.tau_syn[c]);
   }
+  d.n_receptors = p.n_receptors > 0 ? p.n_receptors : static_cast<int>(p.tau_syn.size());
   return d;
 }
 

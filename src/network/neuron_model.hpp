@@ -8,7 +8,8 @@ namespace dpointnet {
 
 inline constexpr int kNumAsc = 2;  // after-spike currents per neuron
 
-enum class ModelKind { GlifPsc, IafPscAlpha };
+// GlifPscDoubleAlpha: glif_psc whose receptor ports each drive a fast and a slow alpha channel.
+enum class ModelKind { GlifPsc, GlifPscDoubleAlpha, IafPscAlpha };
 
 // Parameters in NEST units (mV, nS, pF, ms, pA, 1/ms).
 struct NeuronParams {
@@ -16,7 +17,11 @@ struct NeuronParams {
   double V_th = 0, E_L = 0, V_reset = 0, g = 0, C_m = 0, t_ref = 0;
   double asc_amps[kNumAsc] = {0, 0};
   double asc_decay[kNumAsc] = {1, 1};
-  std::vector<double> tau_syn;  // glif_psc: one per receptor port; iaf_psc_alpha: {tau_syn_ex, tau_syn_in}
+  // Channels. glif_psc: one per receptor port; iaf_psc_alpha: {tau_syn_ex, tau_syn_in}; glif_psc_double_alpha:
+  // tau_syn_fast of the K ports, then their tau_syn_slow (channel K + k is port k + 1's slow component).
+  std::vector<double> tau_syn;
+  std::vector<double> psc_amp;  // per channel, the PSC amplitude factor: 1, amp_slow for slow channels
+  int n_receptors = 0;          // receptor ports (edges' receptor_type 1..n_receptors); channels for iaf
 };
 
 // Per-neuron constants in normalized units (docs/model.md section 2).
@@ -30,7 +35,8 @@ struct DerivedNeuron {
   double asc_amps[kNumAsc] = {0, 0};   // asc_amps / vs
   double asc_decay[kNumAsc] = {1, 1};  // exp(-dt * k)
   std::vector<double> syn_decay;       // exp(-dt / tau_r)
-  std::vector<double> psc_initial;     // e / tau_r
+  std::vector<double> psc_initial;     // amp_r * e / tau_r
+  int n_receptors = 0;                 // channels >= n_receptors are slow ones, driven by channel c - n_receptors
 };
 
 // Parses a dynamics_params JSON for the NEST model `model` (the part after "nest:"). `label` names the node

@@ -199,12 +199,13 @@ void read_sonata_edges(const SimulationConfig& cfg, Network& net, const std::vec
         const std::int64_t tgt = TP.offset + trow;
         const NeuronParams& np = params[static_cast<std::size_t>(tgt)];
         int channel = 0;
-        if (np.kind == ModelKind::GlifPsc) {
-          const int nr = num_channels(np);
+        if (np.kind != ModelKind::IafPscAlpha) {
+          const int nr = np.n_receptors;
           if (ti.receptor < 1 || ti.receptor > nr)
             throw InputError(entry.edge_types_file, where + " edge type " + std::to_string(etype[i]), "receptor_type",
                              "receptor port " + std::to_string(ti.receptor) + " is outside 1.." + std::to_string(nr) +
-                                 " (len(tau_syn)) of target node type " +
+                                 (np.kind == ModelKind::GlifPsc ? " (len(tau_syn))" : " (len(tau_syn_fast))") +
+                                 " of target node type " +
                                  std::to_string(TP.node_type_ids[static_cast<std::size_t>(trow)]));
           channel = ti.receptor - 1;
         } else {

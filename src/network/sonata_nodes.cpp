@@ -124,19 +124,22 @@ void read_sonata_nodes(const SimulationConfig& cfg, Network& net, std::vector<Ne
             auto colon = model.find(':');
             if (colon != std::string::npos) {
               if (model.substr(0, colon) != "nest")
-                throw InputError(entry.node_types_file, tlabel, "model_template",
-                                 "\"" + *tmpl + "\" is not supported (nest:glif_psc, nest:iaf_psc_alpha)");
+                throw InputError(
+                    entry.node_types_file, tlabel, "model_template",
+                    "\"" + *tmpl +
+                        "\" is not supported (nest:glif_psc, nest:glif_psc_double_alpha, nest:iaf_psc_alpha)");
               model = model.substr(colon + 1);
             }
             auto dp = types.get(static_cast<std::size_t>(row), "dynamics_params");
             if (!dp) throw InputError(entry.node_types_file, tlabel, "dynamics_params", "is missing");
             const std::string dp_path = join(cfg.point_neuron_models_dir, *dp);
             const bool legacy = is_legacy_glif_template(model);
-            if (model != "glif_psc" && model != "iaf_psc_alpha" && !legacy)
-              throw InputError(entry.node_types_file, tlabel, "model_template",
-                               "model \"" + *tmpl +
-                                   "\" is not supported (nest:glif_psc, nest:iaf_psc_alpha; legacy nest:glif_lif_psc, "
-                                   "nest:glif_lif_asc_psc)");
+            if (model != "glif_psc" && model != "glif_psc_double_alpha" && model != "iaf_psc_alpha" && !legacy)
+              throw InputError(
+                  entry.node_types_file, tlabel, "model_template",
+                  "model \"" + *tmpl +
+                      "\" is not supported (nest:glif_psc, nest:glif_psc_double_alpha, nest:iaf_psc_alpha; "
+                      "legacy nest:glif_lif_psc, nest:glif_lif_asc_psc)");
             json pj = read_json_file(dp_path, entry.node_types_file, tlabel, "dynamics_params");
             if (legacy) {  // BMTK's legacy names of GLIF1/GLIF3: glif_psc, from an Allen config converted as BMTK does
               const bool allen = is_allen_glif_config(pj);

@@ -37,7 +37,7 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
     if (per_nb) nb += bytes * replicas;
   };
   // simulator
-  add("neuron constants", N * (3 * real + 2 * 4 + 4 * real + 2 * R * real));
+  add("neuron constants", N * (3 * real + 3 * 4 + 4 * real + 2 * R * real));
   const double state = B * N * (real + 2 + 2 * real + 2 * R * real);  // v, r, asc[2], psc_rise, psc
   add("neuron state", state, true);
   add("synaptic drive (fixed point)", B * R * N * 8, true);

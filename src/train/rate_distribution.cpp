@@ -91,7 +91,7 @@ std::map<std::string, std::vector<double>> read_observed_rates(const std::string
     }
   } else {
     const CsvTable t = CsvTable::read(file);
-    for (const std::string c : {group_by, std::string("rate_hz")})
+    for (const std::string& c : {group_by, std::string("rate_hz")})
       if (!t.has_column(c))
         throw InputError(file, "", c, "column is missing (space-separated table: " + group_by + " rate_hz)");
     for (std::size_t r = 0; r < t.rows(); ++r) {

@@ -33,7 +33,7 @@ from bad_inputs_mutations import (  # noqa: E402
     GLIF_E, IAF_E, m_none, m_rm, m_del_dataset, m_cell, m_cell_raw, m_syn_receptor, m_run, m_input,
     m_unknown_model_template, m_delay_below_one_step, m_missing_syn_weight, m_set_element, m_inconsistent_lengths,
     m_edges_into_virtual, m_mixed_virtual, m_spike_time_nonpositive, m_spike_node_not_in_population,
-    m_manifest_cycle, m_node_dynamics)
+    m_manifest_cycle, m_node_dynamics, m_double_alpha, m_double_alpha_port)
 
 # The BMTK example vendored in tests/data/bmtk, found from this script's own location.
 DEFAULT_DATA = os.environ.get("DPOINTNET_BMTK_DIR", os.path.normpath(
@@ -115,6 +115,14 @@ case("per_node_dynamics_short", m_node_dynamics("V_th", [-45.0] * 10), ["v1_node
 case("per_node_dynamics_invalid", m_node_dynamics("V_th", [-200.0] * 300), ["v1_nodes.h5"], ["V_th"], ["above E_L"])
 case("per_node_dynamics_not_numeric", m_node_dynamics("C_m", ["big"] * 300), ["v1_nodes.h5"],
      ["dynamics_params/C_m", "C_m"], ["numeric"])
+case("double_alpha_amp_slow_length", m_double_alpha(lambda d: d.__setitem__("amp_slow", [0.3, 0.3])), [GLIF_E],
+     ["amp_slow"], ["as many entries as tau_syn_fast"])
+case("double_alpha_amp_slow_negative", m_double_alpha(lambda d: d.__setitem__("amp_slow", [0.3, -0.1, 0.3, 0.3])),
+     [GLIF_E], ["amp_slow"], ["must be > 0"])
+case("double_alpha_missing_tau_syn_slow", m_double_alpha(lambda d: d.pop("tau_syn_slow")), [GLIF_E],
+     ["tau_syn_slow"], ["missing", "required"])
+case("double_alpha_port_beyond_fast", m_double_alpha_port(5), ["v1_v1_edge_types.csv", "e2e.json"],
+     ["receptor_type"], ["outside 1..4"])
 case("missing_network_child_file", lambda s: s.config.__setitem__("network", "no_such_circuit.json"),
      ["no_such_circuit.json"], ["network"], ["does not exist"])
 CASES["output_exists_without_overwrite"] = dict(

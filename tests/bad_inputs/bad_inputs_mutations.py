@@ -136,3 +136,38 @@ def m_node_dynamics(name, data):
         with h5py.File(os.path.join(s.net, "v1_nodes.h5"), "r+") as h:
             h["/nodes/v1/0"].create_group("dynamics_params").create_dataset(name, data=data)
     return f
+
+
+def m_double_alpha(edit=None, fname=GLIF_E):
+    """Node type 100 (or, with fname None, every nest:glif_psc type) as nest:glif_psc_double_alpha (tau_syn as
+    tau_syn_fast, 3 x as tau_syn_slow, amp_slow 0.3), then edit(params) spoils type 100's."""
+    def f(s):
+        p = os.path.join(s.net, "v1_node_types.csv")
+        header, rows = s.read_csv(p)
+        files = []
+        for r in rows:
+            dp = r[header.index("dynamics_params")]
+            if dp == fname or (fname is None and r[header.index("model_template")] == "nest:glif_psc"):
+                r[header.index("model_template")] = "nest:glif_psc_double_alpha"
+                files.append(dp)
+        s.write_csv(p, header, rows)
+
+        def conv(d):
+            tau = d.pop("tau_syn")
+            d.update(tau_syn_fast=tau, tau_syn_slow=[3 * t for t in tau], amp_slow=[0.3] * len(tau))
+        for dp in sorted(set(files)):
+            s.edit_json(os.path.join(s.cells, dp), conv)
+        if edit:
+            s.edit_json(os.path.join(s.cells, GLIF_E), edit)
+    return f
+
+
+def m_double_alpha_port(port):
+    """Every glif_psc type as double alpha (4 ports, 8 channels) and the e2e synapses on receptor port `port`."""
+    da = m_double_alpha(fname=None)
+    syn = m_syn_receptor(port)
+
+    def f(s):
+        da(s)
+        syn(s)
+    return f

@@ -96,7 +96,8 @@ def main():
         if len(ma) != 6 or len(ms) != 6 or worst >= 1e-6:
             fails.append(f"metrics differ from the serial run (worst {worst:.3e})")
         # chief-only outputs
-        expected = {"metrics.csv", "checkpoints", "network", "log.txt", "train_config.resolved.json", "rates.h5"}
+        expected = {"metrics.csv", "checkpoints", "network", "log.txt", "train_config.resolved.json", "rates.h5",
+                    "run_summary.json", "weights.h5", "spikes_before.h5", "spikes_after.h5"}  # (the run report's)
         found = set(os.listdir(os.path.join(tmp, "straight")))
         print(f"  output directory of the {n}-rank run: {sorted(found)}")
         if found != expected:

@@ -43,6 +43,7 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   k_.v_reset = decltype(k_.v_reset)("neuron.v_reset", N);
   k_.t_ref_steps = decltype(k_.t_ref_steps)("neuron.t_ref_steps", N);
   k_.n_channels = decltype(k_.n_channels)("neuron.n_channels", N);
+  k_.n_receptors = decltype(k_.n_receptors)("neuron.n_receptors", N);
   k_.asc_amps = decltype(k_.asc_amps)("neuron.asc_amps", kNumAsc, N);
   k_.asc_decay = decltype(k_.asc_decay)("neuron.asc_decay", kNumAsc, N);
   k_.syn_decay = decltype(k_.syn_decay)("neuron.syn_decay", R_, N);
@@ -53,6 +54,7 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
     auto vr = Kokkos::create_mirror_view(k_.v_reset);
     auto tr = Kokkos::create_mirror_view(k_.t_ref_steps);
     auto nc = Kokkos::create_mirror_view(k_.n_channels);
+    auto nr = Kokkos::create_mirror_view(k_.n_receptors);
     auto aa = Kokkos::create_mirror_view(k_.asc_amps);
     auto ad = Kokkos::create_mirror_view(k_.asc_decay);
     auto sd = Kokkos::create_mirror_view(k_.syn_decay);
@@ -64,6 +66,8 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
       vr(i) = static_cast<Real>(d.v_reset);
       tr(i) = d.t_ref_steps;
       nc(i) = static_cast<int>(d.syn_decay.size());
+      nr(i) = d.n_receptors > 0 ? d.n_receptors : nc(i);
+      k_.any_slow = k_.any_slow || nr(i) < nc(i);
       for (int j = 0; j < kNumAsc; ++j) {
         aa(j, i) = static_cast<Real>(d.asc_amps[j]);
         ad(j, i) = static_cast<Real>(d.asc_decay[j]);
@@ -79,6 +83,7 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
     Kokkos::deep_copy(k_.v_reset, vr);
     Kokkos::deep_copy(k_.t_ref_steps, tr);
     Kokkos::deep_copy(k_.n_channels, nc);
+    Kokkos::deep_copy(k_.n_receptors, nr);
     Kokkos::deep_copy(k_.asc_amps, aa);
     Kokkos::deep_copy(k_.asc_decay, ad);
     Kokkos::deep_copy(k_.syn_decay, sd);

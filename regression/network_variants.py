@@ -1,0 +1,69 @@
+"""Variants of a `dpointnet generate` network for the regression tests (issue 10 item 2): per-node
+dynamics_params overrides and glif_psc_double_alpha node types. Written here with h5py and plain files, so the
+tests' expected values come from the oracle reading what these functions wrote."""
+import json
+import os
+
+import h5py
+import numpy as np
+
+
+def add_per_node_dynamics(net):
+    """Writes /nodes/v1/0/dynamics_params: each node's type values of V_th (above E_L), C_m, asc_amps and, when
+    every type has it, tau_syn, scaled by the node's own factors in [0.7, 1.3] (seeded)."""
+    rng = np.random.default_rng(7)
+    types = {}
+    with open(os.path.join(net, "network", "v1_node_types.csv")) as f:
+        head = f.readline().split()
+        for line in f:
+            row = dict(zip(head, line.split()))
+            with open(os.path.join(net, "components", "cell_models", row["dynamics_params"])) as g:
+                types[int(row["node_type_id"])] = json.load(g)
+    with h5py.File(os.path.join(net, "network", "v1_nodes.h5"), "r+") as f:
+        pop = f["nodes"]["v1"]
+        ntid, gidx = pop["node_type_id"][()], pop["node_group_index"][()]
+        m = int(gidx.max()) + 1
+        cols = {"V_th": np.zeros(m), "C_m": np.zeros(m), "asc_amps": np.zeros((m, 2))}
+        if all("tau_syn" in p for p in types.values()):  # (double-alpha types have tau_syn_fast/slow instead)
+            cols["tau_syn"] = np.zeros((m, 4))
+        for t, r in zip(ntid, gidx):
+            p = types[int(t)]
+            cols["V_th"][r] = p["E_L"] + (p["V_th"] - p["E_L"]) * rng.uniform(0.7, 1.3)
+            cols["C_m"][r] = p["C_m"] * rng.uniform(0.7, 1.3)
+            if "tau_syn" in cols:
+                cols["tau_syn"][r] = np.array(p["tau_syn"]) * rng.uniform(0.7, 1.3, 4)
+            cols["asc_amps"][r] = np.array(p["asc_amps"]) * rng.uniform(0.7, 1.3, 2)
+        g = pop["0"].create_group("dynamics_params")
+        for k, v in cols.items():
+            g.create_dataset(k, data=v)
+    print(f"  per-node dynamics_params for {m} V1 nodes: {', '.join(cols)}")
+
+
+def make_double_alpha(net):
+    """Every other V1 node type (in node-types table order) becomes nest:glif_psc_double_alpha: the type's
+    tau_syn as tau_syn_fast, 3 x tau_syn as tau_syn_slow and amp_slow 0.25, 0.3, 0.35, 0.4 (cycled)."""
+    path = os.path.join(net, "network", "v1_node_types.csv")
+    with open(path) as f:
+        head = f.readline().split()
+        rows = [line.split() for line in f if line.strip()]
+    models = os.path.join(net, "components", "cell_models")
+    changed = []
+    for k, row in enumerate(rows):
+        if k % 2:
+            continue
+        r = dict(zip(head, row))
+        with open(os.path.join(models, r["dynamics_params"])) as g:
+            p = json.load(g)
+        tau = p.pop("tau_syn")
+        p["tau_syn_fast"] = tau
+        p["tau_syn_slow"] = [3.0 * t for t in tau]
+        p["amp_slow"] = [0.25 + 0.05 * (q % 4) for q in range(len(tau))]
+        name = "double_alpha_" + r["dynamics_params"]
+        with open(os.path.join(models, name), "w") as g:
+            json.dump(p, g, indent=1)
+        row[head.index("model_template")] = "nest:glif_psc_double_alpha"
+        row[head.index("dynamics_params")] = name
+        changed.append(r["node_type_id"])
+    with open(path, "w") as f:
+        f.write(" ".join(head) + "\n" + "".join(" ".join(r) + "\n" for r in rows))
+    print(f"  glif_psc_double_alpha node types: {', '.join(changed)}")
