@@ -34,6 +34,7 @@
 #include "config/simulation_config.hpp"
 #include "device/adjoint.hpp"
 #include "device/edge_layout.hpp"
+#include "device/spike_adjoint.hpp"
 #include "device/surrogate.hpp"
 #include "generator/network_generator.hpp"
 #include "network/network_builder.hpp"
@@ -213,10 +214,7 @@ int run(int argc, char** argv) {
     const std::int64_t T = steps + 4 * static_cast<std::int64_t>(D) + 16, t_top = T - D - 1;
     using Teams = compat::SampleTeams<Exec>;
     using SA = device::SpikeAdjointFunctor<float, float, Exec>;
-    auto hand = [&](std::int64_t t) {
-      Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Teams::policy(Exec(), N, B),
-                           SA{e, a, rdamp, t, T, N, D, B});
-    };
+    auto hand = [&](std::int64_t t) { device::spike_adjoint(Exec(), SA{e, a, rdamp, t, T, N, D, B}); };
     auto kk_delay_right = [&](std::int64_t t) {
       Kokkos::deep_copy(gz_kk, a.rate_grad);
       for (int d = 1; d <= D; ++d)

@@ -10,6 +10,7 @@
 
 #include "app/train_run.hpp"
 #include "drivers/train_options.hpp"
+#include "drivers/version.hpp"
 #include "parallel/mpi/mpi_context.hpp"
 #include "util/error.hpp"
 #include "util/kokkos_compat.hpp"
@@ -49,6 +50,21 @@ int main(int argc, char** argv) {
   CLI::App app{"dpointnet-mpi: sample-parallel training (run.distribution.mode \"mpi\")"};
   int threads = 0;
   std::string log_level = "info";
+  app.set_version_flag(
+      "--version",
+      [] {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        MPI_Get_library_version(lib, &len);
+        std::string first(lib, static_cast<std::size_t>(len));  // (len counts the terminating NUL in Open MPI)
+        first = first.c_str();
+        first = first.substr(0, first.find_first_of("\r\n"));
+        int major = 0, minor = 0;
+        MPI_Get_version(&major, &minor);
+        return dpointnet::cli::version_text() + "\nMPI: " + first + " (MPI standard " + std::to_string(major) + "." +
+               std::to_string(minor) + ")";
+      },
+      "print the version, Kokkos version and backends, precisions, kernel shapes and the MPI library, and exit");
   app.add_option("--threads", threads, "host threads per rank for the OpenMP backend");
   app.add_option("--log-level", log_level)->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   dpointnet::TrainCommand cmd;
@@ -57,7 +73,7 @@ int main(int argc, char** argv) {
   auto* s = app.add_subcommand("simulate", "refused: inference is not run under MPI");
   std::string sim_config;
   s->add_option("config", sim_config);
-  app.require_subcommand(1);
+  app.require_subcommand(1);  // (--version exits before this is checked)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

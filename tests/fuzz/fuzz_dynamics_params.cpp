@@ -1,6 +1,6 @@
 // Harness: the dynamics_params reader (src/network/neuron_model.*): a node type's JSON file read as the nodes
 // reader reads it (read_json_file), parsed for a NEST model and turned into checked per-step constants. First byte:
-// the model (nest:glif_psc, nest:iaf_psc_alpha or an unsupported one), second: run.dt; the rest is the JSON
+// the model (nest:glif_psc, nest:iaf_psc_alpha, nest:glif_psc_double_alpha or an unsupported one), second: run.dt; the rest is the JSON
 // file. Accepted parameters must give finite constants.
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -16,7 +16,7 @@ DPOINTNET_FUZZ_INITIALIZE()
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Bytes in(data, size);
-  static const char* const kModels[] = {"glif_psc", "iaf_psc_alpha", "glif_psc", "iaf_psc_delta"};
+  static const char* const kModels[] = {"glif_psc", "iaf_psc_alpha", "glif_psc_double_alpha", "iaf_psc_delta"};
   const std::string model = kModels[in.pick(4)];
   static const double kDt[] = {0.1, 1.0, 0.25, 1e-3};
   const double dt = kDt[in.pick(4)];

@@ -127,6 +127,11 @@ def dynamics_seeds():
         text = read(path)
         model = 1 if "tau_m" in text or "IntFire" in path or "iaf" in path else 0
         write("dynamics_params", os.path.basename(path), bytes([model, 0]) + text.encode())
+    # nest:glif_psc_double_alpha (model byte 2): a GLIF3 type with tau_syn as tau_syn_fast
+    p = json.loads(read(os.path.join(CELLS, "593618144_glif_lif_asc_psc.json")))
+    tau = p.pop("tau_syn")
+    p.update(tau_syn_fast=tau, tau_syn_slow=[3 * t for t in tau], amp_slow=[0.3] * len(tau))
+    write("dynamics_params", "593618144_glif_psc_double_alpha.json", bytes([2, 0]) + json.dumps(p, indent=1).encode())
 
 
 # ---------------------------------------------------------------- sonata_network and spike_file (h5_builder)

@@ -2,7 +2,9 @@
 """cli.version: `dpointnet --version` against values from outside the binary: the version of CMakeLists.txt's
 project() line, the Kokkos version and backends CMake found at configure time, whether dpointnet-mpi was built.
 Also: it exits 0 without a subcommand and without starting Kokkos, and `dpointnet info` prints the same text (with
-the concurrency of the started Kokkos on the execution-space line)."""
+the concurrency of the started Kokkos on the execution-space line). With --mpi-bin: `dpointnet-mpi --version` (run
+as a singleton, without mpirun) prints the same text plus an MPI line naming the library version that `mpiexec
+--version` reports."""
 import argparse
 import os
 import re
@@ -26,6 +28,8 @@ def main():
     ap.add_argument("--kokkos-version", required=True, help="Kokkos_VERSION as CMake found it")
     ap.add_argument("--kokkos-backends", required=True, help="kokkos_check's backends, ',' or ';' between")
     ap.add_argument("--mpi-driver", type=int, required=True)
+    ap.add_argument("--mpi-bin", default="", help="dpointnet-mpi, when built")
+    ap.add_argument("--mpiexec", default="mpiexec")
     a = ap.parse_args()
 
     text = open(os.path.join(a.source_dir, "CMakeLists.txt")).read()
@@ -70,6 +74,23 @@ def main():
     strip = [re.sub(r" \(concurrency \d+\)$", "", line) for line in info]
     if strip != lines or not any(re.search(r"\(concurrency \d+\)$", line) for line in info):
         fail(f"info does not print --version's text with the concurrency:\n{q.stdout}")
+    if a.mpi_driver and not a.mpi_bin:
+        fail("dpointnet-mpi was built but --mpi-bin was not given")
+    if a.mpi_bin:
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        r = subprocess.run([a.mpi_bin, "--version"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        if r.returncode != 0:
+            fail(f"dpointnet-mpi --version exited {r.returncode}: {r.stderr}")
+        mlines = r.stdout.splitlines()
+        print(r.stdout)
+        if mlines[:len(lines)] != lines:
+            fail("dpointnet-mpi --version does not start with dpointnet --version's text")
+        ref = subprocess.run([a.mpiexec, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=env).stdout
+        m = re.search(r"(\d+\.\d+\.\d+)", ref)
+        mpi = [x for x in mlines[len(lines):] if x.startswith("MPI: ")]
+        if not m or not mpi or m.group(1) not in mpi[0]:
+            fail(f"dpointnet-mpi's MPI line {mpi!r} does not name the version mpiexec reports ({ref.strip()!r})")
     print("cli.version: PASS")
 
 

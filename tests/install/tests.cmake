@@ -18,6 +18,7 @@ list(REMOVE_DUPLICATES _dp_kokkos_prefixes)
 string(REPLACE ";" "," _dp_kokkos_prefixes_arg "${_dp_kokkos_prefixes}")
 if(TARGET dpointnet-mpi)
   set(_dp_has_mpi_driver 1)
+  set(_dp_mpi_bin_arg "--mpi-bin=$<TARGET_FILE:dpointnet-mpi>" "--mpiexec=${MPIEXEC_EXECUTABLE}")
 else()
   set(_dp_has_mpi_driver 0)
 endif()
@@ -33,7 +34,7 @@ add_test(NAME install.consumer
 add_test(NAME cli.version
          COMMAND ${_dp_install_py} ${CMAKE_CURRENT_SOURCE_DIR}/install/test_version.py --bin $<TARGET_FILE:dpointnet>
                  --source-dir ${CMAKE_SOURCE_DIR} --kokkos-version ${Kokkos_VERSION}
-                 --kokkos-backends "${_dp_backends_arg}" --mpi-driver ${_dp_has_mpi_driver})
+                 --kokkos-backends "${_dp_backends_arg}" --mpi-driver ${_dp_has_mpi_driver} ${_dp_mpi_bin_arg})
 add_test(NAME packaging.spack_recipe
          COMMAND ${_dp_install_py} ${CMAKE_CURRENT_SOURCE_DIR}/install/test_spack_recipe.py
                  --recipe ${CMAKE_SOURCE_DIR}/spack/package.py --cmakelists ${CMAKE_SOURCE_DIR}/CMakeLists.txt)

@@ -8,6 +8,7 @@
 #include "device/adam.hpp"
 #include "device/fill.hpp"
 #include "device/loss_stats.hpp"
+#include "device/spike_adjoint.hpp"
 #include "sim/impl/simulator_impl.hpp"
 #include "train/impl/trainer_gradient_impl.hpp"
 #include "train/impl/trainer_records_impl.hpp"
@@ -211,12 +212,10 @@ void Trainer<Real, ExecSpace>::backward() {
 // One step of the reverse sweep: spike adjoint (recurrent reads), neuron adjoint, weight gradients.
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
-  using Teams = compat::SampleTeams<ExecSpace>;
   const int D = D_;
   const int slot_gu = static_cast<int>(t % D);
   using SA = device::SpikeAdjointFunctor<Real, Acc, ExecSpace>;
-  Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Teams::policy(space_, N_, B_),
-                       SA{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D, B_});
+  device::spike_adjoint(space_, SA{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D, B_});
   device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{sim_->constants(),        adj_,    rec_, bp_,
                                                         static_cast<int>(t - t0), slot_gu, B_,   R_};
   device::neuron_adjoint(space_, na, N_);
