@@ -42,11 +42,15 @@ int visible_devices() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int world_rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+// The launcher's rank of this process before MPI_Init (0 when not started by a launcher).
+static int launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return 0;
+}
 
+int main(int argc, char** argv) {
+  // The command line is read before MPI starts: --version and usage errors need no MPI (and print once).
   CLI::App app{"dpointnet-mpi: sample-parallel training (run.distribution.mode \"mpi\")"};
   int threads = 0;
   std::string log_level = "info";
@@ -55,7 +59,7 @@ int main(int argc, char** argv) {
       [] {
         char lib[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
-        MPI_Get_library_version(lib, &len);
+        MPI_Get_library_version(lib, &len);                     // (allowed before MPI_Init)
         std::string first(lib, static_cast<std::size_t>(len));  // (len counts the terminating NUL in Open MPI)
         first = first.c_str();
         first = first.substr(0, first.find_first_of("\r\n"));
@@ -77,10 +81,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    MPI_Finalize();
-    return rc;
+    return launcher_rank() == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : app.exit(e));
   }
+  MPI_Init(&argc, &argv);
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   if (s->parsed())
     die(world_rank,
         "error: simulate is not run under MPI (one job must not both train and run inference); use the serial "

@@ -9,8 +9,9 @@ import numpy as np
 
 
 def add_per_node_dynamics(net):
-    """Writes /nodes/v1/0/dynamics_params: each node's type values of V_th (above E_L), C_m, asc_amps and, when
-    every type has it, tau_syn, scaled by the node's own factors in [0.7, 1.3] (seeded)."""
+    """Writes /nodes/v1/0/dynamics_params: each node's type values of V_th (above E_L), C_m, asc_amps and tau_syn
+    (for double-alpha types, after make_double_alpha: tau_syn_fast), scaled by the node's own factors in
+    [0.7, 1.3] (seeded). A group mixing the two models gets both list columns; each node's model reads one."""
     rng = np.random.default_rng(7)
     types = {}
     with open(os.path.join(net, "network", "v1_node_types.csv")) as f:
@@ -24,15 +25,17 @@ def add_per_node_dynamics(net):
         ntid, gidx = pop["node_type_id"][()], pop["node_group_index"][()]
         m = int(gidx.max()) + 1
         cols = {"V_th": np.zeros(m), "C_m": np.zeros(m), "asc_amps": np.zeros((m, 2))}
-        if all("tau_syn" in p for p in types.values()):  # (double-alpha types have tau_syn_fast/slow instead)
-            cols["tau_syn"] = np.zeros((m, 4))
+        lists = [k for k in ("tau_syn", "tau_syn_fast") if any(k in p for p in types.values())]
+        for k in lists:
+            cols[k] = np.zeros((m, 4))
         for t, r in zip(ntid, gidx):
             p = types[int(t)]
             cols["V_th"][r] = p["E_L"] + (p["V_th"] - p["E_L"]) * rng.uniform(0.7, 1.3)
             cols["C_m"][r] = p["C_m"] * rng.uniform(0.7, 1.3)
-            if "tau_syn" in cols:
-                cols["tau_syn"][r] = np.array(p["tau_syn"]) * rng.uniform(0.7, 1.3, 4)
             cols["asc_amps"][r] = np.array(p["asc_amps"]) * rng.uniform(0.7, 1.3, 2)
+            own = np.array(p.get("tau_syn", p.get("tau_syn_fast"))) * rng.uniform(0.7, 1.3, 4)
+            for k in lists:
+                cols[k][r] = own  # the column of the other model is not read by this node
         g = pop["0"].create_group("dynamics_params")
         for k, v in cols.items():
             g.create_dataset(k, data=v)

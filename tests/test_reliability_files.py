@@ -112,6 +112,10 @@ def main():
             rc, out = run([a.bin, "train", cfg, "--stop-after", "2", "--no-progress"])
             ck = os.path.join(full, "out", "checkpoints")
             before = sha(os.path.join(ck, "step_2.h5"))
+            for f in ("run_summary.json", "weights.h5", "spikes_before.h5", "spikes_after.h5"):  # (the resume removes
+                p = os.path.join(full, "out", f)                                               # them: freed space)
+                if os.path.exists(p):
+                    os.remove(p)
             with open(os.path.join(full, "filler"), "wb") as f:  # fill it, then leave 64 KiB
                 try:
                     while True:

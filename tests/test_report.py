@@ -13,6 +13,8 @@
    `chromium`) must decode every figure (<body data-figures="6/6"> after load) and render them: the screenshot
    must show the colours of the figures' lines, bars and histograms.
 5. With weights.h5 removed the page says so and has 5 figures; without metrics.csv the script exits 1 naming it.
+6. run_summary.json of a --stop-after invocation and of its resume (outcome, updates); an invocation that fails
+   (injected fault) leaves no report file of the earlier one.
 
   test_report.py --bin build/dpointnet --report scripts/report
 """
@@ -166,6 +168,33 @@ def main():
             print(f"  screenshot: {n} pixels of {name}")
             if n < 500:
                 fails.append(f"the screenshot shows {n} pixels of {name}: a figure did not render")
+
+        # 6. the summary of a stopped and of a resumed invocation; a failing one leaves no earlier report files
+        cfg2 = json.loads(json.dumps(cfg))
+        cfg2["output"] = {"output_dir": os.path.join(tmp, "out2")}
+        cfg2["train"]["steps"] = 4
+        cfg2["train"]["save_checkpoint_every"] = 2
+        p2 = os.path.join(tmp, "train2.json")
+        json.dump(cfg2, open(p2, "w"), indent=1)
+        out2 = os.path.join(tmp, "out2")
+        summary2 = lambda: json.load(open(os.path.join(out2, "run_summary.json")))  # noqa: E731
+        run([a.bin, "train", p2, "--no-progress", "--stop-after", "2"])
+        s2 = summary2()
+        if (s2["outcome"], s2["start_update"], s2["end_update"]) != ("stopped after 2 updates (--stop-after)", 0, 2):
+            fails.append(f"--stop-after 2: summary {s2['outcome']!r} {s2['start_update']}..{s2['end_update']}")
+        ck = os.path.join(out2, "checkpoints", "step_2.h5")
+        run([a.bin, "train", p2, "--no-progress", "--resume", ck])
+        s2 = summary2()
+        if (s2["outcome"], s2["start_update"], s2["end_update"]) != ("completed", 2, 4):
+            fails.append(f"resume: summary {s2['outcome']!r} {s2['start_update']}..{s2['end_update']}")
+        env = dict(os.environ, DPOINTNET_FAULT_RANK="0", DPOINTNET_FAULT_STEP="3")
+        r = subprocess.run([a.bin, "train", p2, "--no-progress", "--resume", ck], capture_output=True, text=True,
+                           env=env)
+        left = [f for f in ("run_summary.json", "weights.h5", "spikes_before.h5", "spikes_after.h5")
+                if os.path.exists(os.path.join(out2, f))]
+        print(f"  stop/resume summaries checked; a failing resume (exit {r.returncode}) left {left or 'no'} report files")
+        if r.returncode == 0 or left:
+            fails.append(f"a failing invocation (exit {r.returncode}) left the earlier report files {left}")
 
         # 5. missing inputs
         os.remove(os.path.join(out, "weights.h5"))

@@ -32,7 +32,11 @@ void write_atomically(const std::string& path, const std::string& what,
     throw OutputError(path, "cannot write the " + what + ": " + e.what());
   }
   fs::rename(tmp, path, ec);
-  if (ec) throw OutputError(path, "cannot write the " + what + ": " + ec.message());
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    throw OutputError(path, "cannot write the " + what + ": " + why);
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "app/gradient_check.hpp"
 #include "app/output_dir.hpp"
@@ -75,7 +76,7 @@ struct RunInputs {
 
 // The training loop; the chief fills `rec` at whichever exit (completed, preempted, stopped).
 template <class Real>
-int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
+int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec, const PreemptionGuard& preemption) {
   const TrainCommand& cmd = in.cmd;
   const SimulationConfig& cfg = in.cfg;
   const Network& net = in.net;
@@ -159,7 +160,7 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
     for (int s = 0; s < tr.n_surfaces(); ++s)
       rec.trainable[static_cast<std::size_t>(tr.surface_projection(s))] = tr.surface_trainable(s);
   };
-  PreemptionGuard preemption;
+  (void)preemption;  // installed by the caller, kept until the run report is written
   // a signal on any rank stops every rank at the same update boundary (one reduced flag per update)
   auto preempted = [&]() {
     double sig = PreemptionGuard::received();
@@ -225,18 +226,32 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
   return 0;
 }
 
-// The loop, then (chief) the files of the run report, once the trainers' memory is released.
+// The loop, then (chief) the files of the run report, once the trainers' memory is released. They are a report:
+// a failure to write them is logged and does not change the exit code (the checkpoint and the export are written
+// before). After a signal (preemption) only the summary and the weights are written, not the rasters, so that the
+// job ends quickly; the signal handlers stay installed until the end.
 template <class Real>
 int train_impl(const RunInputs& in, ReplicaContext& ctx, double predicted_peak_bytes) {
   RunRecord rec;
   rec.predicted_peak_bytes = predicted_peak_bytes;
-  const int code = train_loop<Real>(in, ctx, rec);
-  if (rec.valid) {
-    const fs::path out(in.cfg.output_dir);
-    write_run_summary((out / "run_summary.json").string(), rec, in.cfg, in.net, in.tc);
-    write_weights_file((out / "weights.h5").string(), rec, in.net);
-    write_sample_rasters<Real>(out.string(), rec, in.cfg, in.net, in.tc, in.inputs);
-  }
+  PreemptionGuard preemption;
+  const int code = train_loop<Real>(in, ctx, rec, preemption);
+  if (!rec.valid) return code;
+  const fs::path out(in.cfg.output_dir);
+  auto attempt = [&](const char* what, const std::function<void()>& write) {
+    try {
+      write();
+    } catch (const std::exception& e) {
+      log::get()->warn("the run report's {} was not written: {} (training itself is complete and saved)", what,
+                       e.what());
+    }
+  };
+  attempt("summary", [&] { write_run_summary((out / "run_summary.json").string(), rec, in.cfg, in.net, in.tc); });
+  attempt("weights file", [&] { write_weights_file((out / "weights.h5").string(), rec, in.net); });
+  if (code == kExitPreempted || PreemptionGuard::received() != 0)
+    log::get()->info("spike rasters of sample 0 not simulated: a signal arrived (scripts/report leaves them out)");
+  else
+    attempt("spike rasters", [&] { write_sample_rasters<Real>(out.string(), rec, in.cfg, in.net, in.tc, in.inputs); });
   return code;
 }
 
@@ -307,6 +322,12 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
         throw InputError(cfg.path, "output", "overwrite_output_dir",
                          p.string() + " exists; set output.overwrite_output_dir, pass --overwrite, or --resume");
     log::add_file(cfg.log_file, /*truncate=*/cmd.resume.empty());
+    // the run report's files describe one invocation: an earlier one's must not survive a run that fails
+    for (const char* f : {"run_summary.json", "weights.h5", "spikes_before.h5", "spikes_after.h5"}) {
+      std::error_code ec;
+      if (fs::remove(out / f, ec)) lg->info("removed {} of an earlier invocation", (out / f).string());
+      if (ec) throw OutputError((out / f).string(), "cannot remove the earlier run's file: " + ec.message());
+    }
     std::ofstream(out / "train_config.resolved.json") << cfg.resolved.dump(2) << "\n";
   }
   struct FileSinkGuard {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
 #include "io/sonata_write.hpp"
 #include "util/log.hpp"
@@ -33,6 +34,15 @@ void export_edges(const Network& net, const SimulationConfig& cfg, const std::ve
       cols.push_back(syn[q]);
     }
     const std::string out = (fs::path(dir) / fs::path(file).filename()).string();
+    // HDF5's object copy crashes (1.10, SIGSEGV in H5Ocopy) instead of failing when the disk fills up under it:
+    // the copy (about the size of the input file) must fit in the free space before it starts.
+    std::error_code ec;
+    const auto need = fs::file_size(file, ec);
+    const auto space = fs::space(dir, ec);
+    if (!ec && need > 0 && space.available < need + need / 8 + (1u << 20))
+      throw std::runtime_error(out + ": No space left on device for the exported edges (about " + std::to_string(need) +
+                               " bytes needed, " + std::to_string(space.available) +
+                               " available); the final checkpoint file is complete");
     write_edges_with_weights(file, out, names, cols);
     log::get()->info("exported trained weights to {}", out);
   }

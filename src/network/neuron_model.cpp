@@ -137,6 +137,24 @@ NeuronParams parse_neuron_params(const std::string& model, const json& params, c
   return n;
 }
 
+bool reads_parameter(const std::string& model, const std::string& key, bool* is_flag) {
+  static const std::vector<std::string> glif = {"V_th", "E_L", "V_reset", "g", "C_m", "t_ref", "asc_amps", "asc_decay"};
+  static const std::vector<std::string> flags = {"spike_dependent_threshold", "adapting_threshold",
+                                                 "after_spike_currents"};
+  static const std::vector<std::string> iaf = {"E_L",   "V_th",       "V_reset",    "C_m", "tau_m",
+                                               "t_ref", "tau_syn_ex", "tau_syn_in", "I_e"};
+  auto in = [&key](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), key) != v.end(); };
+  if (is_flag) *is_flag = false;
+  if (model == "iaf_psc_alpha") return in(iaf);
+  if (model != "glif_psc" && model != "glif_psc_double_alpha") return false;
+  if (in(flags)) {
+    if (is_flag) *is_flag = true;
+    return true;
+  }
+  if (model == "glif_psc") return in(glif) || key == "tau_syn";
+  return in(glif) || key == "tau_syn_fast" || key == "tau_syn_slow" || key == "amp_slow";
+}
+
 DerivedNeuron derive_neuron(const NeuronParams& p, double dt) {
   DerivedNeuron d;
   d.vs = p.V_th - p.E_L;
@@ -169,7 +187,7 @@ void check_derived_neuron(const DerivedNeuron& d, const std::string& file, const
   finite(d.v_reset, "V_reset");
   finite(d.current_factor, "g");
   for (int k = 0; k < kNumAsc; ++k) finite(d.asc_amps[k], "asc_amps");
-  for (double x : d.psc_initial) finite(x, "tau_syn");
+  for (double x : d.psc_initial) finite(x, "tau_syn (tau_syn_fast, tau_syn_slow, amp_slow)");
 }
 
 }  // namespace dpointnet

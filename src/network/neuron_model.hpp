@@ -44,6 +44,10 @@ struct DerivedNeuron {
 NeuronParams parse_neuron_params(const std::string& model, const nlohmann::json& params, const std::string& file,
                                  const std::string& label);
 
+// The dynamics_params keys parse_neuron_params reads for `model` (a per-node override of any other key would have
+// no effect); *is_flag tells whether the key is a true/false one.
+bool reads_parameter(const std::string& model, const std::string& key, bool* is_flag = nullptr);
+
 DerivedNeuron derive_neuron(const NeuronParams& p, double dt);
 
 // Refuses parameters whose per-step constants are not finite (e.g. V_th - E_L beyond the double range, or a

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "network/neuron_model.hpp"
 #include "util/error.hpp"
 
 namespace dpointnet {
@@ -12,18 +13,28 @@ std::vector<std::string> NodeDynamicsOverrides::names() const {
   return out;
 }
 
-nlohmann::json NodeDynamicsOverrides::apply(const nlohmann::json& type_params, std::size_t row, const std::string& file,
-                                            const std::string& where) const {
+std::string NodeDynamicsOverrides::unused(const std::set<std::string>& used) const {
+  for (const auto& [k, c] : columns)
+    if (!used.count(k)) return k;
+  return "";
+}
+
+nlohmann::json NodeDynamicsOverrides::apply(const std::string& model, const nlohmann::json& type_params,
+                                            std::size_t row, const std::string& file, const std::string& where,
+                                            std::set<std::string>& used) const {
   nlohmann::json p = type_params;
   for (const auto& [name, c] : columns) {
     const std::string field = "dynamics_params/" + name;
+    bool flag = false;
+    if (!reads_parameter(model, name, &flag)) continue;
+    used.insert(name);
     if (row >= rows)
       throw InputError(
           file, where, field,
           "node_group_index " + std::to_string(row) + " is beyond the group's " + std::to_string(rows) + " rows");
     if (c.width == 0) {
       const double v = c.values[row];
-      if (p.contains(name) && p[name].is_boolean()) {
+      if (flag) {
         if (v != 0.0 && v != 1.0)
           throw InputError(file, where, field,
                            "overrides a true/false parameter and must be 0 or 1, got " + std::to_string(v));

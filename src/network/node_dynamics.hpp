@@ -6,6 +6,7 @@
 #pragma once
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,14 @@ struct NodeDynamicsOverrides {
   std::map<std::string, Column> columns;
   bool empty() const { return columns.empty(); }
   std::vector<std::string> names() const;
-  // The node type's parameters with row `row`'s values in place of theirs. A JSON boolean key takes 0/1.
-  // Throws InputError (file, where, dynamics_params/<name>) on a row out of range or a non-0/1 boolean.
-  nlohmann::json apply(const nlohmann::json& type_params, std::size_t row, const std::string& file,
-                       const std::string& where) const;
+  // The node type's parameters with row `row`'s values in place of theirs, for the NEST model `model` (true/false
+  // keys take 0/1). Keys `model` does not read are left out for this node (a group may mix models) and the keys
+  // applied are added to `used`: unused() then names a key that no node of the group reads. Throws InputError
+  // (file, where, dynamics_params/<name>) on a row out of range or a non-0/1 value for a true/false key.
+  nlohmann::json apply(const std::string& model, const nlohmann::json& type_params, std::size_t row,
+                       const std::string& file, const std::string& where, std::set<std::string>& used) const;
+  // The first column name not in `used` ("" if every one was applied to some node).
+  std::string unused(const std::set<std::string>& used) const;
 };
 
 // Reads group_path/dynamics_params (absent or empty: no overrides). Datasets must be numeric, 1-d or 2-d, all

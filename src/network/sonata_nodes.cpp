@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 
 #include "io/csv_table.hpp"
 #include "io/hdf5_file.hpp"
@@ -97,8 +98,9 @@ void read_sonata_nodes(const SimulationConfig& cfg, Network& net, std::vector<Ne
           auto o = read_node_dynamics(file, base + "/" + g, where + " group " + g);
           if (!o.empty()) overrides.emplace(g, std::move(o));
         }
-      std::deque<NodeTypeInfo> per_node_owned;        // neurons with their own parameters
-      std::map<std::string, std::size_t> overridden;  // group -> nodes
+      std::deque<NodeTypeInfo> per_node_owned;            // neurons with their own parameters
+      std::map<std::string, std::size_t> overridden;      // group -> nodes
+      std::map<std::string, std::set<std::string>> used;  // group -> keys applied to some node
       int n_virtual = 0;
       std::vector<const NodeTypeInfo*> per_node(n);
       for (std::size_t i = 0; i < n; ++i) {
@@ -172,13 +174,20 @@ void read_sonata_nodes(const SimulationConfig& cfg, Network& net, std::vector<Ne
         NodeTypeInfo own = it->second;
         const std::string label = gw + " row " + std::to_string(gidx[i]) + " (node " + std::to_string(pop.node_ids[i]) +
                                   ", node type " + std::to_string(t) + ")";
-        const json pj =
-            ov->second.apply(it->second.params_json, static_cast<std::size_t>(gidx[i]), entry.nodes_file, label);
+        const json pj = ov->second.apply(it->second.model, it->second.params_json, static_cast<std::size_t>(gidx[i]),
+                                         entry.nodes_file, label, used[g]);
         finish_neuron(own, pj, cfg, entry.nodes_file, label);
         own.params_json = json();  // kept per node type only
         per_node_owned.push_back(std::move(own));
         per_node[i] = &per_node_owned.back();
         ++overridden[g];
+      }
+      for (const auto& [g, o] : overrides) {
+        const std::string k = o.unused(used[g]);
+        if (!k.empty())
+          throw InputError(entry.nodes_file, where + " group " + g, "dynamics_params/" + k,
+                           "is read by the model of none of the group's nodes (docs/model.md lists each model's "
+                           "parameters), so overriding it would change nothing");
       }
       for (const auto& [g, count] : overridden)
         log::get()->info("{}: {} group {}: per-node dynamics_params ({}) override the node types' values of {} node(s)",

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -10,24 +11,57 @@
 
 namespace dpointnet {
 
+namespace {
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (std::size_t b; (b = line.find(',', a)) != std::string::npos; a = b + 1) out.push_back(line.substr(a, b - a));
+  out.push_back(line.substr(a));
+  return out;
+}
+
+}  // namespace
+
 MetricsLog::MetricsLog(const std::string& path, const std::vector<std::string>& loss_names, bool with_allreduce,
                        std::int64_t keep_until)
     : path_(path), with_allreduce_(with_allreduce) {
+  std::vector<std::string> header = {"step", "loss"};
+  header.insert(header.end(), loss_names.begin(), loss_names.end());
+  for (const char* c :
+       {"rate_hz", "grad_norm", "samples_per_s", "seconds", "forward_s", "recompute_s", "backward_s", "update_s"})
+    header.emplace_back(c);
+  if (with_allreduce_) header.emplace_back("allreduce_s");
+  header.emplace_back("peak_rss_mib");
+  std::string head = header[0];
+  for (std::size_t k = 1; k < header.size(); ++k) head += "," + header[k];
+
   std::vector<std::string> kept;
   if (keep_until >= 0 && std::filesystem::exists(path)) {
     std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
+    std::string line, old_head;
+    std::getline(in, old_head);
+    const std::vector<std::string> old_cols = split_csv(old_head);
     while (std::getline(in, line)) {
       if (line.empty()) continue;
-      if (std::stoll(line.substr(0, line.find(','))) <= keep_until) kept.push_back(line);
+      if (std::stoll(line.substr(0, line.find(','))) > keep_until) continue;
+      if (old_head == head) {
+        kept.push_back(line);
+        continue;
+      }
+      // a log of another layout (an earlier version, another distribution mode): its values by column name
+      const std::vector<std::string> vals = split_csv(line);
+      std::string row;
+      for (std::size_t k = 0; k < header.size(); ++k) {
+        const auto it = std::find(old_cols.begin(), old_cols.end(), header[k]);
+        const auto q = static_cast<std::size_t>(it - old_cols.begin());
+        row += (k ? "," : "") + (it != old_cols.end() && q < vals.size() ? vals[q] : std::string());
+      }
+      kept.push_back(row);
     }
   }
   out_.open(path, std::ios::trunc);
-  out_ << "step,loss";
-  for (const auto& l : loss_names) out_ << "," << l;
-  out_ << ",rate_hz,grad_norm,samples_per_s,seconds,forward_s,recompute_s,backward_s,update_s"
-       << (with_allreduce_ ? ",allreduce_s" : "") << ",peak_rss_mib\n";
+  out_ << head << "\n";
   for (const auto& k : kept) out_ << k << "\n";
   out_.flush();
   if (!out_) throw OutputError(path_, std::string("cannot write the metrics log: ") + std::strerror(errno));

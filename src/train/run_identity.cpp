@@ -51,6 +51,12 @@ std::string network_hash(const Network& net) {
         d.asc_amps[0], d.asc_amps[1], d.asc_decay[0], d.asc_decay[1]};
     append(v);
     append(d.syn_decay);
+    // glif_psc_double_alpha: the ports and the slow amplitudes (psc_initial) too. Only for neurons with slow
+    // channels, so that the hashes of other networks (and their checkpoints) stay as they were.
+    if (d.n_receptors > 0 && static_cast<std::size_t>(d.n_receptors) < d.syn_decay.size()) {
+      bytes += "ports " + std::to_string(d.n_receptors) + ";";
+      append(d.psc_initial);
+    }
   }
   for (const auto& p : net.projections) {
     bytes += p.source_population + ":" + std::to_string(p.size()) + ";";

@@ -113,6 +113,8 @@ case("manifest_cycle", m_manifest_cycle, [SIM_CFG], ["$CYC_A", "$CYC_B", "manife
 case("per_node_dynamics_short", m_node_dynamics("V_th", [-45.0] * 10), ["v1_nodes.h5"], ["dynamics_params/V_th"],
      ["beyond the group's 10 rows"])
 case("per_node_dynamics_invalid", m_node_dynamics("V_th", [-200.0] * 300), ["v1_nodes.h5"], ["V_th"], ["above E_L"])
+case("per_node_dynamics_unknown_key", m_node_dynamics("V_thresh", [-45.0] * 300), ["v1_nodes.h5"],
+     ["dynamics_params/V_thresh", "V_thresh"], ["would change nothing"])
 case("per_node_dynamics_not_numeric", m_node_dynamics("C_m", ["big"] * 300), ["v1_nodes.h5"],
      ["dynamics_params/C_m", "C_m"], ["numeric"])
 case("double_alpha_amp_slow_length", m_double_alpha(lambda d: d.__setitem__("amp_slow", [0.3, 0.3])), [GLIF_E],
