@@ -51,4 +51,22 @@ void create_output_subdir(const std::string& dir) {
   if (ec) throw OutputError(dir, "cannot create the directory: " + ec.message());
 }
 
+void write_atomically(const std::string& path, const std::string& what,
+                      const std::function<void(const std::string&)>& writer) {
+  const std::string tmp = path + ".tmp";
+  std::error_code ec;
+  try {
+    writer(tmp);
+  } catch (const std::exception& e) {
+    fs::remove(tmp, ec);
+    throw OutputError(path, "cannot write the " + what + ": " + e.what());
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    throw OutputError(path, "cannot write the " + what + ": " + why);
+  }
+}
+
 }  // namespace dpointnet

@@ -1,9 +1,7 @@
 #include "app/rate_record.hpp"
 
-#include <filesystem>
-
+#include "app/output_dir.hpp"
 #include "io/hdf5_file.hpp"
-#include "util/error.hpp"
 
 namespace dpointnet {
 
@@ -12,8 +10,7 @@ void write_rates_file(const std::string& path, const Network& net, const TrainCo
                       std::int64_t last_update) {
   std::vector<std::int64_t> type(static_cast<std::size_t>(net.n_neurons));
   for (std::int64_t i = 0; i < net.n_neurons; ++i) type[static_cast<std::size_t>(i)] = net.node_type_id(i);
-  const std::string tmp = path + ".tmp";
-  try {
+  write_atomically(path, "rates file", [&](const std::string& tmp) {
     auto f = h5::File::create(tmp, true);
     f.write_int64("/node_type_id", type);
     f.write_double("/rates_hz/first", first);
@@ -41,14 +38,7 @@ void write_rates_file(const std::string& path, const Network& net, const TrainCo
       }
     }
     f.flush();
-  } catch (const std::exception& e) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw OutputError(path, std::string("cannot write the rates file: ") + e.what());
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw OutputError(path, "cannot write the rates file: " + ec.message());
+  });
 }
 
 }  // namespace dpointnet

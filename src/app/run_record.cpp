@@ -3,10 +3,10 @@
 #include <Kokkos_Core.hpp>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <map>
 #include <nlohmann/json.hpp>
 
+#include "app/output_dir.hpp"
+#include "app/recorded_spikes.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/spike_file.hpp"
 #include "sim/simulator.hpp"
@@ -17,29 +17,6 @@
 namespace fs = std::filesystem;
 
 namespace dpointnet {
-
-namespace {
-
-// Writes through `writer` to path.tmp, then renames it to path; OutputError naming path (and `what`) on failure.
-void write_atomically(const std::string& path, const std::string& what,
-                      const std::function<void(const std::string&)>& writer) {
-  const std::string tmp = path + ".tmp";
-  std::error_code ec;
-  try {
-    writer(tmp);
-  } catch (const std::exception& e) {
-    fs::remove(tmp, ec);
-    throw OutputError(path, "cannot write the " + what + ": " + e.what());
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(tmp, ec);
-    throw OutputError(path, "cannot write the " + what + ": " + why);
-  }
-}
-
-}  // namespace
 
 void write_run_summary(const std::string& path, const RunRecord& rec, const SimulationConfig& cfg, const Network& net,
                        const TrainConfig& tc) {
@@ -137,19 +114,9 @@ void write_sample_rasters(const std::string& dir, const RunRecord& rec, const Si
         sim.from_read_order(s, w, sim.edges(s).weight);
       }
     sim.reset();
-    std::map<std::string, SpikeTrains> pops;
-    for (const auto& p : net.populations)
-      if (!p.is_virtual) pops[p.name].population = p.name;
+    std::map<std::string, SpikeTrains> pops = empty_spike_trains(net);
     sim.run(o.n_steps, [&](const RecordedChunk& c) {
-      for (int t = 0; t < c.n_steps; ++t)
-        for (std::int64_t i = 0; i < net.n_neurons; ++i) {
-          if (!c.z(t, 0, i)) continue;
-          const auto& pop =
-              net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
-          auto& st = pops[pop.name];
-          st.node_ids.push_back(net.neuron_node_id[static_cast<std::size_t>(i)]);
-          st.times_ms.push_back(static_cast<double>(c.first_step + t + 1) * cfg.dt);
-        }
+      for (int t = 0; t < c.n_steps; ++t) append_step_spikes(c, t, 0, net, cfg.dt, pops);
     });
     const std::string path = (fs::path(dir) / (std::string("spikes_") + which + ".h5")).string();
     write_atomically(path, "spike raster", [&](const std::string& tmp) { write_spike_file(tmp, true, pops); });

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "app/output_dir.hpp"
+#include "app/recorded_spikes.hpp"
 #include "config/simulation_config.hpp"
 #include "inputs/input_schedule.hpp"
 #include "io/hdf5_file.hpp"
@@ -62,27 +63,15 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
   sim.set_current_pulses(pulses);
   sim.reset();
   // spikes per sample and population
-  std::vector<std::map<std::string, SpikeTrains>> spikes(static_cast<std::size_t>(batch));
-  for (auto& m : spikes)
-    for (const auto& p : net.populations)
-      if (!p.is_virtual) m[p.name].population = p.name;
+  std::vector<std::map<std::string, SpikeTrains>> spikes(static_cast<std::size_t>(batch), empty_spike_trains(net));
   std::vector<std::vector<float>> vtrace(reports.size() * static_cast<std::size_t>(batch));
   Progress prog;
   SimulateSummary sum;
   auto t0 = std::chrono::steady_clock::now();
   sim.run(cfg.n_steps, [&](const RecordedChunk& c) {
     for (int k = 0; k < c.n_steps; ++k) {
-      const double time = static_cast<double>(c.first_step + k + 1) * cfg.dt;
       for (int b = 0; b < batch; ++b) {
-        for (std::int64_t i = 0; i < net.n_neurons; ++i) {
-          if (!c.z(k, b, i)) continue;
-          const auto& pop =
-              net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
-          auto& st = spikes[static_cast<std::size_t>(b)][pop.name];
-          st.node_ids.push_back(net.neuron_node_id[static_cast<std::size_t>(i)]);
-          st.times_ms.push_back(time);
-          ++sum.n_spikes;
-        }
+        sum.n_spikes += append_step_spikes(c, k, b, net, cfg.dt, spikes[static_cast<std::size_t>(b)]);
         for (std::size_t r = 0; r < reports.size(); ++r) {
           auto& tr = vtrace[r * static_cast<std::size_t>(batch) + static_cast<std::size_t>(b)];
           for (std::int64_t i : reports[r].neurons) {
