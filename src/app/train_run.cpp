@@ -76,7 +76,7 @@ struct RunInputs {
 
 // The training loop; the chief fills `rec` at whichever exit (completed, preempted, stopped).
 template <class Real>
-int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec, const PreemptionGuard& preemption) {
+int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
   const TrainCommand& cmd = in.cmd;
   const SimulationConfig& cfg = in.cfg;
   const Network& net = in.net;
@@ -160,7 +160,7 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec, const P
     for (int s = 0; s < tr.n_surfaces(); ++s)
       rec.trainable[static_cast<std::size_t>(tr.surface_projection(s))] = tr.surface_trainable(s);
   };
-  (void)preemption;  // installed by the caller, kept until the run report is written
+  // (the signal handlers are installed by train_impl, which keeps them until the run report is written)
   // a signal on any rank stops every rank at the same update boundary (one reduced flag per update)
   auto preempted = [&]() {
     double sig = PreemptionGuard::received();
@@ -234,8 +234,8 @@ template <class Real>
 int train_impl(const RunInputs& in, ReplicaContext& ctx, double predicted_peak_bytes) {
   RunRecord rec;
   rec.predicted_peak_bytes = predicted_peak_bytes;
-  PreemptionGuard preemption;
-  const int code = train_loop<Real>(in, ctx, rec, preemption);
+  PreemptionGuard preemption;  // SIGTERM/SIGUSR1 handlers, for the loop and the report after it
+  const int code = train_loop<Real>(in, ctx, rec);
   if (!rec.valid) return code;
   const fs::path out(in.cfg.output_dir);
   auto attempt = [&](const char* what, const std::function<void()>& write) {
