@@ -27,6 +27,7 @@ void write_run_summary(const std::string& path, const RunRecord& rec, const Simu
   j["memory_space"] = Kokkos::DefaultExecutionSpace::memory_space::name();
   j["threads"] = compat::concurrency();
   j["precision"] = cfg.double_precision ? "float64" : "float32";
+  j["dynamics"] = dynamics_name(cfg.dynamics);
   j["config"] = cfg.path;
   j["neurons"] = net.n_neurons;
   j["edges"] = net.n_edges();

@@ -150,6 +150,7 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   lg->info("dpointnet {} simulate {}", DPOINTNET_VERSION, cfg.path);
   lg->info("Kokkos {} on {} ({} threads/concurrency), precision {}", compat::kokkos_version_string(),
            Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
+  lg->info("dynamics: {} (run.dynamics)", dynamics_name(cfg.dynamics));
   if (cfg.distribution.present)
     throw InputError(cfg.path, "run", "distribution",
                      "sample-parallel runs train; simulate (inference) is refused under a distribution mode");

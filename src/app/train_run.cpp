@@ -293,6 +293,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   lg->info("dpointnet {} train {}", DPOINTNET_VERSION, cfg.path);
   lg->info("Kokkos {} on {} ({} threads), precision {}", compat::kokkos_version_string(),
            Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
+  lg->info("dynamics: {} (run.dynamics)", dynamics_name(cfg.dynamics));
   Network net = build_network(cfg);
   TrainConfig tc = TrainConfig::parse(cfg, net);
   std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, tc.total_steps(cfg));  // warm-up + window

@@ -129,6 +129,18 @@ std::vector<InputSpec> parse_input_specs(const std::string& path, const json& in
   return out;
 }
 
+namespace {
+// run.dynamics = "nest" has no current clamps: NEST's step_current_generator timing is not reproduced.
+void refuse_nest_clamps(const SimulationConfig& c, const std::string& prefix) {
+  if (c.dynamics != Dynamics::Nest) return;
+  for (const InputSpec& in : c.inputs)
+    if (in.kind == InputKind::CurrentClamp)
+      throw InputError(c.path, prefix + in.name, "input_type",
+                       "current clamps are not supported with run.dynamics = \"nest\" (the timing of NEST's "
+                       "step_current_generator is not reproduced; docs/model-nest.md)");
+}
+}  // namespace
+
 SimulationConfig SimulationConfig::load(const std::string& path) {
   SimulationConfig c;
   c.resolved = load_sonata_config(path);
@@ -177,6 +189,22 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
       throw InputError(c.path, "run", "precision", "must be \"float32\" or \"float64\", got \"" + p + "\"");
     }
   }
+  if (run.contains("dynamics")) {
+    const std::string d = JsonReader(c.path, "run").required_string(run, "dynamics");
+    if (d == "nest") {
+      c.dynamics = Dynamics::Nest;
+    } else if (d != "discrete") {
+      throw InputError(c.path, "run", "dynamics", "must be \"discrete\" or \"nest\", got \"" + d + "\"");
+    }
+  }
+  if (c.dynamics == Dynamics::Nest) {
+    // NEST's clock counts microsecond tics: the resolution must be a whole number of them (nest_time.cpp)
+    const double tics = c.dt * 1000.0;
+    if (std::fabs(tics - std::round(tics)) > 1e-9 * tics || std::round(tics) < 1)
+      throw InputError(c.path, "run", "dt",
+                       "must be a whole number of microseconds with run.dynamics = \"nest\" (NEST's tic), got " +
+                           run["dt"].dump() + " ms");
+  }
   c.distribution = parse_distribution(c.path, run);
 
   // components and networks
@@ -205,6 +233,7 @@ SimulationConfig SimulationConfig::load(const std::string& path) {
 
   // inputs
   if (j.contains("inputs")) c.inputs = parse_input_specs(c.path, j["inputs"], "inputs.");
+  refuse_nest_clamps(c, "inputs.");
 
   // output
   const json out = j.contains("output") ? j["output"] : json::object();
@@ -264,6 +293,7 @@ SimulationConfig SimulationConfig::with_input_overrides(const json& overrides, c
   }
   c.resolved["inputs"] = inputs;
   c.inputs = parse_input_specs(path, inputs, section + ".");
+  refuse_nest_clamps(c, section + ".");
   return c;
 }
 

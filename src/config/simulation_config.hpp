@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "config/dynamics.hpp"
+
 namespace dpointnet {
 
 struct NodesEntry {
@@ -52,6 +54,7 @@ struct SimulationConfig {
   std::uint32_t seed = 0;
   int batch_size = 1;
   bool double_precision = false;  // run.precision: "float32" (default) or "float64"
+  Dynamics dynamics = Dynamics::Discrete;  // run.dynamics: "discrete" (default) or "nest"
   DistributionSpec distribution;
 
   std::string point_neuron_models_dir, synaptic_models_dir;

@@ -19,6 +19,13 @@ struct NeuronConstants {
   // the drive of channel c - n_receptors(i); equal to the channel count otherwise.
   Kokkos::View<int*, MemSpace> n_receptors;
   bool any_slow = false;  // some neuron has slow channels (else every channel is driven by its own drive)
+  // run.dynamics = "nest" only (empty views otherwise; docs/model-nest.md). Then decay is P33 (glif) or
+  // expm1(-h/tau_m) (iaf), current_factor is P30 and t_ref_steps NEST's refractory count.
+  bool nest = false;
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> p31, p32;               // [R][N]
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> asc_stable, asc_refr;  // [kNumAsc][N]
+  Kokkos::View<Real*, MemSpace> v_init, i_e, v_min;
+  Kokkos::View<std::uint8_t*, MemSpace> iaf;  // 1: iaf_psc_alpha (its sum order, spike at v >= 1)
 };
 
 // The channel whose synaptic drive feeds channel c of a neuron with nr receptor ports.

@@ -7,13 +7,15 @@
 #include <unordered_map>
 
 #include "io/spike_file.hpp"
+#include "network/nest_time.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 #include "util/log.hpp"
 
 namespace dpointnet {
 
-StampedSpikes stamp_spike_file(const std::string& file, const Population& pop, double dt, std::int64_t n_steps) {
+StampedSpikes stamp_spike_file(const std::string& file, const Population& pop, double dt, std::int64_t n_steps,
+                               Dynamics dynamics) {
   SpikeTrains st = read_spike_file(file, pop.name);
   std::unordered_map<std::int64_t, std::int64_t> row;
   for (std::size_t i = 0; i < pop.node_ids.size(); ++i) row[pop.node_ids[i]] = static_cast<std::int64_t>(i);
@@ -29,7 +31,8 @@ StampedSpikes stamp_spike_file(const std::string& file, const Population& pop, d
     if (it == row.end())
       throw InputError(file, where, "node_ids",
                        "node id " + std::to_string(st.node_ids[i]) + " is not in population '" + pop.name + "'");
-    const double kd = std::ceil(t / dt - 1e-9) - 1;  // compared as a double: a huge time is after the end
+    // (compared as a double: a huge time is after the end)
+    const double kd = dynamics == Dynamics::Nest ? nest_time::stamp_steps(t, dt) - 1 : std::ceil(t / dt - 1e-9) - 1;
     if (kd >= static_cast<double>(n_steps)) {
       ++s.n_after_end;
       continue;
@@ -110,7 +113,7 @@ std::vector<PreparedInput> prepare_inputs(const SimulationConfig& cfg, const Net
     if (in.kind == InputKind::SpikeFile) {
       if (!std::filesystem::exists(in.file))
         throw InputError(cfg.path, sec, "input_file", "names a spike file that does not exist: " + in.file);
-      p.spikes = stamp_spike_file(in.file, *pop, cfg.dt, n_steps);
+      p.spikes = stamp_spike_file(in.file, *pop, cfg.dt, n_steps, cfg.dynamics);
       if (p.spikes.n_after_end > 0)
         log::get()->info("{}: {} spikes after the end of the run ({} ms) are ignored", in.file, p.spikes.n_after_end,
                          cfg.tstop);

@@ -9,7 +9,9 @@
 
 namespace dpointnet {
 
-// A spike file stamped onto the step grid: step k = ceil(t/dt - 1e-9) - 1, per step a list of (row, count).
+// A spike file stamped onto the step grid, per step a list of (row, count). The spike at t ms acts like a neuron
+// spike emitted in step k: discrete k = ceil(t/dt - 1e-9) - 1; nest k = fromstamp(t) - 1, the first grid point
+// at or after t after truncation to microsecond tics (NEST's spike_generator with precise_times, as BMTK sets it).
 struct StampedSpikes {
   std::vector<std::int64_t> step_offsets;  // [n_steps + 1]
   std::vector<std::int32_t> source;        // row in the virtual population
@@ -17,7 +19,8 @@ struct StampedSpikes {
   std::int64_t n_spikes = 0, n_after_end = 0;
 };
 
-StampedSpikes stamp_spike_file(const std::string& file, const Population& pop, double dt, std::int64_t n_steps);
+StampedSpikes stamp_spike_file(const std::string& file, const Population& pop, double dt, std::int64_t n_steps,
+                               Dynamics dynamics = Dynamics::Discrete);
 
 // One prepared input per virtual population that has edges.
 struct PreparedInput {

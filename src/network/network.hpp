@@ -43,6 +43,7 @@ struct EdgePopulationInfo {
 
 struct Network {
   double dt = 1.0;
+  Dynamics dynamics = Dynamics::Discrete;  // run.dynamics: which time step the simulator runs
   std::vector<Population> populations;
   std::int64_t n_neurons = 0;          // recurrent neurons over all recurrent populations
   int n_channels = 1;                  // R: the largest channel count of any neuron

@@ -9,6 +9,7 @@ namespace dpointnet {
 Network build_network(const SimulationConfig& cfg) {
   Network net;
   net.dt = cfg.dt;
+  net.dynamics = cfg.dynamics;
   std::vector<NeuronParams> params;
   read_sonata_nodes(cfg, net, params);
   if (net.n_neurons == 0) throw InputError(cfg.path, "networks", "nodes", "no simulated (non-virtual) neurons");

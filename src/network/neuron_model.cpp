@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "network/nest_time.hpp"
 #include "util/error.hpp"
 
 using nlohmann::json;
@@ -101,6 +102,14 @@ NeuronParams parse_neuron_params(const std::string& model, const json& params, c
         n.asc_amps[k] = amps[k];
         n.asc_decay[k] = dec[k];
       }
+      if (p.has("asc_r")) {  // NEST: 0 <= asc_r <= 1, one per ASC (glif_psc.cpp l.220-238)
+        const auto r = p.vec("asc_r");
+        if (r.size() != amps.size()) throw InputError(file, label, "asc_r", "must have as many entries as asc_amps");
+        for (std::size_t k = 0; k < r.size(); ++k) {
+          if (!(r[k] >= 0 && r[k] <= 1)) throw InputError(file, label, "asc_r", "must be in [0, 1]");
+          n.asc_r[k] = r[k];
+        }
+      }
     }
   } else if (model == "iaf_psc_alpha") {
     n.kind = ModelKind::IafPscAlpha;
@@ -112,15 +121,23 @@ NeuronParams parse_neuron_params(const std::string& model, const json& params, c
     p.positive("tau_m", tau_m);
     n.g = n.C_m / tau_m;
     n.t_ref = p.num_or("t_ref", 2.0);
+    n.tau_m = tau_m;
     n.tau_syn = {p.num_or("tau_syn_ex", 2.0), p.num_or("tau_syn_in", 2.0)};
     n.psc_amp = {1.0, 1.0};
     n.n_receptors = 2;
-    if (p.num_or("I_e", 0.0) != 0.0)
-      throw InputError(file, label, "I_e", "a non-zero constant current is not supported");
+    n.I_e = p.num_or("I_e", 0.0);  // refused by the discrete model (check_model_for_dynamics)
+    if (p.has("V_min")) {
+      n.has_V_min = true;
+      n.V_min = p.num("V_min");
+    }
   } else {
     throw InputError(file, label, "model_template",
                      "model \"nest:" + model +
                          "\" is not supported (nest:glif_psc, nest:glif_psc_double_alpha, nest:iaf_psc_alpha)");
+  }
+  if (p.has("V_m")) {  // NEST's initial state (run.dynamics "nest"); the discrete model starts at E_L
+    n.has_V_m = true;
+    n.V_m = p.num("V_m");
   }
   p.positive("C_m", n.C_m);
   p.positive("g", n.g);
@@ -138,11 +155,12 @@ NeuronParams parse_neuron_params(const std::string& model, const json& params, c
 }
 
 bool reads_parameter(const std::string& model, const std::string& key, bool* is_flag) {
-  static const std::vector<std::string> glif = {"V_th", "E_L", "V_reset", "g", "C_m", "t_ref", "asc_amps", "asc_decay"};
+  static const std::vector<std::string> glif = {"V_th",  "E_L",      "V_reset",   "g",     "C_m",
+                                                "t_ref", "asc_amps", "asc_decay", "asc_r", "V_m"};
   static const std::vector<std::string> flags = {"spike_dependent_threshold", "adapting_threshold",
                                                  "after_spike_currents"};
   static const std::vector<std::string> iaf = {"E_L",   "V_th",       "V_reset",    "C_m", "tau_m",
-                                               "t_ref", "tau_syn_ex", "tau_syn_in", "I_e"};
+                                               "t_ref", "tau_syn_ex", "tau_syn_in", "I_e", "V_min", "V_m"};
   auto in = [&key](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), key) != v.end(); };
   if (is_flag) *is_flag = false;
   if (model == "iaf_psc_alpha") return in(iaf);
@@ -155,7 +173,77 @@ bool reads_parameter(const std::string& model, const std::string& key, bool* is_
   return in(glif) || key == "tau_syn_fast" || key == "tau_syn_slow" || key == "amp_slow";
 }
 
-DerivedNeuron derive_neuron(const NeuronParams& p, double dt) {
+double nest_expm1(double x) {
+  if (x == 0) return 0;
+  if (std::abs(x) > std::log(2.0)) return std::exp(x) - 1;
+  double sum = x, term = x * x / 2;
+  long n = 2;
+  while (std::abs(term) > std::abs(sum) * std::numeric_limits<double>::epsilon()) {
+    sum += term;
+    ++n;
+    term *= x / static_cast<double>(n);
+  }
+  return sum;
+}
+
+namespace {
+
+// IAFPropagatorAlpha(tau_syn, tau_m, c_m).evaluate(h) of NEST 3.8 (libnestutil/iaf_propagator.cpp): the effect
+// of an alpha PSC's (y1, y2) at the start of a step on V at its end, with the singular limits tau_m == tau_syn.
+void nest_alpha_propagator(double tau_syn, double tau_m, double c_m, double h, double& P31, double& P32) {
+  const double h_min_regular = 1e-7 * tau_m * tau_m / std::abs(tau_m - tau_syn);
+  const double beta = tau_syn * tau_m / (tau_m - tau_syn);
+  const double gamma = beta / c_m;
+  const double inv_tau_syn = 1 / tau_syn, inv_tau_m = 1 / tau_m, inv_c_m = 1 / c_m;
+  const double inv_beta = (tau_m - tau_syn) / (tau_syn * tau_m);
+  const double exp_h_tau_syn = std::exp(-h * inv_tau_syn);
+  const double expm1_h_tau = nest_expm1(h * inv_beta);
+  P32 = gamma * exp_h_tau_syn * expm1_h_tau;
+  if (!(std::isnormal(P32) && P32 > 0)) P32 = h * inv_c_m * std::exp(-h * inv_tau_m);
+  if (h > h_min_regular)
+    P31 = gamma * exp_h_tau_syn * (beta * expm1_h_tau - h);
+  else
+    P31 = 0.5 * h * h * inv_c_m * std::exp(-h * inv_tau_m);
+}
+
+// NEST's constants (glif_psc.cpp / iaf_psc_alpha.cpp pre_run_hook), in dpointnet's normalized units: V and
+// currents divided by vs, so the propagators themselves are unchanged.
+void derive_nest(const NeuronParams& p, double dt, DerivedNeuron& d) {
+  const double h = nest_time::step_ms(dt);
+  d.iaf = p.kind == ModelKind::IafPscAlpha;
+  const double Tau = d.iaf ? p.tau_m : p.C_m / p.g;
+  if (d.iaf) {
+    d.decay = nest_expm1(-h / Tau);  // V' = P30 (I + I_e) + sum(P31 y1 + P32 y2) + expm1 V + V
+    d.current_factor = -Tau / p.C_m * nest_expm1(-h / Tau);
+  } else {
+    d.decay = std::exp(-h / Tau);  // P33
+    d.current_factor = 1 / p.C_m * (1 - d.decay) * Tau;
+  }
+  d.t_ref_steps = static_cast<int>(std::min<std::int64_t>(nest_time::ms_to_steps_up(p.t_ref, dt), 2147483647));
+  for (int k = 0; k < kNumAsc; ++k) {
+    if (d.iaf || p.asc_decay[k] <= 0) continue;  // (no ASC: amps 0, the constants unused)
+    d.asc_decay[k] = std::exp(-p.asc_decay[k] * h);
+    d.asc_stable[k] = ((1.0 / p.asc_decay[k]) / h) * (1.0 - d.asc_decay[k]);
+    d.asc_refr[k] = p.asc_r[k] * std::exp(-p.asc_decay[k] * p.t_ref);
+  }
+  d.p31.clear();
+  d.p32.clear();
+  for (std::size_t c = 0; c < p.tau_syn.size(); ++c) {
+    d.syn_decay[c] = std::exp(-h / p.tau_syn[c]);
+    double P31 = 0, P32 = 0;
+    nest_alpha_propagator(p.tau_syn[c], Tau, p.C_m, h, P31, P32);
+    d.p31.push_back(P31);
+    d.p32.push_back(P32);
+  }
+  const double V_m = p.has_V_m ? p.V_m : (d.iaf ? -70.0 : -78.85);  // the models' defaults (State_ ctor)
+  d.v_init = (V_m - p.E_L) / d.vs;
+  d.i_e = p.I_e / d.vs;
+  d.v_min = p.has_V_min ? (p.V_min - p.E_L) / d.vs : -std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+DerivedNeuron derive_neuron(const NeuronParams& p, double dt, Dynamics dynamics) {
   DerivedNeuron d;
   d.vs = p.V_th - p.E_L;
   d.E_L = p.E_L;
@@ -174,7 +262,19 @@ DerivedNeuron derive_neuron(const NeuronParams& p, double dt) {
     d.psc_initial.push_back((c < p.psc_amp.size() ? p.psc_amp[c] : 1.0) * std::exp(1.0) / p.tau_syn[c]);
   }
   d.n_receptors = p.n_receptors > 0 ? p.n_receptors : static_cast<int>(p.tau_syn.size());
+  if (dynamics == Dynamics::Nest) derive_nest(p, dt, d);
   return d;
+}
+
+void check_model_for_dynamics(const NeuronParams& p, Dynamics dynamics, const std::string& file,
+                              const std::string& label) {
+  if (dynamics == Dynamics::Nest) return;
+  const std::string hint = " (run.dynamics = \"nest\" supports it; docs/model-nest.md)";
+  if (p.I_e != 0.0) throw InputError(file, label, "I_e", "a non-zero constant current is not supported" + hint);
+  if (p.has_V_min) throw InputError(file, label, "V_min", "a lower bound of V_m is not supported" + hint);
+  for (int k = 0; k < kNumAsc; ++k)
+    if (p.asc_r[k] != 1.0)
+      throw InputError(file, label, "asc_r", "values other than 1 are not supported" + hint);
 }
 
 void check_derived_neuron(const DerivedNeuron& d, const std::string& file, const std::string& label) {

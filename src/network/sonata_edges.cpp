@@ -8,6 +8,7 @@
 #include "io/csv_table.hpp"
 #include "io/hdf5_file.hpp"
 #include "network/impl/sonata_common.hpp"
+#include "network/nest_time.hpp"
 #include "util/error.hpp"
 #include "util/json_reader.hpp"
 #include "util/log.hpp"
@@ -187,7 +188,9 @@ void read_sonata_edges(const SimulationConfig& cfg, Network& net, const std::vec
         const double w = syn_weight * nsyns;
         if (!std::isfinite(w)) throw InputError(entry.edges_file, elabel, "syn_weight", "is not finite");
         if (!std::isfinite(delay_ms)) throw InputError(entry.edges_file, elabel, "delay", "is not finite");
-        const double dsteps = std::nearbyint(delay_ms / cfg.dt);  // round half to even
+        // discrete: round half to even; nest: NEST's delay_ms_to_steps (half up), 0 steps is its BadDelay
+        const double dsteps = cfg.dynamics == Dynamics::Nest ? nest_time::delay_steps(delay_ms, cfg.dt)
+                                                             : std::nearbyint(delay_ms / cfg.dt);
         if (dsteps < 1)
           throw InputError(entry.edges_file, elabel, "delay",
                            "delay " + std::to_string(delay_ms) + " ms rounds to " +
@@ -212,7 +215,8 @@ void read_sonata_edges(const SimulationConfig& cfg, Network& net, const std::vec
           if (ti.receptor != 0)
             throw InputError(entry.edge_types_file, where + " edge type " + std::to_string(etype[i]), "receptor_type",
                              "must be 0 for iaf_psc_alpha targets, got " + std::to_string(ti.receptor));
-          channel = w >= 0 ? 0 : 1;
+          // NEST's iaf_psc_alpha::handle: weight > 0 excitatory, else (0 too) inhibitory; discrete: 0 excitatory
+          channel = (cfg.dynamics == Dynamics::Nest ? w > 0 : w >= 0) ? 0 : 1;
         }
         proj.source.push_back(recurrent ? SP.offset + srow : srow);
         proj.target.push_back(tgt);

@@ -33,7 +33,8 @@ struct NodeTypeInfo {
 void finish_neuron(NodeTypeInfo& info, const json& pj, const SimulationConfig& cfg, const std::string& file,
                    const std::string& label) {
   info.params = parse_neuron_params(info.model, pj, file, label);
-  info.derived = derive_neuron(info.params, cfg.dt);
+  check_model_for_dynamics(info.params, cfg.dynamics, file, label);
+  info.derived = derive_neuron(info.params, cfg.dt, cfg.dynamics);
   check_derived_neuron(info.derived, file, label);
   if (info.derived.t_ref_steps > 32767)  // the simulator counts refractory steps in 16 bits
     throw InputError(file, label, "t_ref",

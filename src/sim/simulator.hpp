@@ -135,6 +135,8 @@ class Simulator {
   Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> rec_v_double_;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_step_;
   Kokkos::View<Real*, MemSpace> i_ext_;
+  double nest_h_ = 0;  // run.dynamics = "nest": NEST's step in ms
+  Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, MemSpace> gate_out_;  // nest: [B][N] per step, when set
   std::vector<CurrentPulse> pulses_;
   void update_current(std::int64_t t, bool force = false);
   std::function<void(std::int64_t, int)> hook_;

@@ -24,6 +24,7 @@ std::string config_hash(const SimulationConfig& cfg, int replicas) {
               {"seed", cfg.seed},
               {"batch_size", static_cast<std::int64_t>(cfg.batch_size) * replicas},
               {"precision", cfg.double_precision ? "float64" : "float32"}};
+  if (cfg.dynamics == Dynamics::Nest) j["run"]["dynamics"] = "nest";  // (discrete runs keep their old hash)
   json t = cfg.resolved["train"];
   // files read by the losses count by their contents, like input files
   if (t.contains("losses") && t["losses"].is_array())

@@ -4,9 +4,12 @@
 #include <string>
 
 #include "device/fill.hpp"
+#include "device/nest_step.hpp"
 #include "device/neuron_step.hpp"
 #include "device/propagate.hpp"
+#include "network/nest_time.hpp"
 #include "sim/impl/simulator_inputs_impl.hpp"
+#include "sim/impl/simulator_nest_impl.hpp"
 #include "sim/impl/simulator_snapshot_impl.hpp"
 #include "sim/simulator.hpp"
 
@@ -89,6 +92,10 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
     Kokkos::deep_copy(k_.syn_decay, sd);
     Kokkos::deep_copy(k_.psc_initial, pi);
   }
+  if (net.dynamics == Dynamics::Nest) {
+    impl::upload_nest_constants(net, R_, k_);
+    nest_h_ = nest_time::step_ms(net.dt);
+  }
   // state
   state_.v = decltype(state_.v)("state.v", B_, N);
   state_.r = decltype(state_.r)("state.r", B_, N);
@@ -147,7 +154,16 @@ void Simulator<Real, ExecSpace>::update_current(std::int64_t t, bool force) {
 
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::reset() {
-  Kokkos::deep_copy(state_.v, Real(0));
+  if (k_.nest) {  // NEST's initial state: U = V_m - E_L (docs/model-nest.md)
+    auto v = state_.v;
+    auto v0 = k_.v_init;
+    const std::int64_t n = N_;
+    Kokkos::parallel_for(
+        "dpointnet::nest_initial_v", Kokkos::RangePolicy<ExecSpace>(space_, 0, std::int64_t(B_) * n),
+        KOKKOS_LAMBDA(const std::int64_t idx) { v(idx / n, idx % n) = v0(idx % n); });
+  } else {
+    Kokkos::deep_copy(state_.v, Real(0));
+  }
   Kokkos::deep_copy(state_.r, std::int16_t(0));
   Kokkos::deep_copy(state_.asc, Real(0));
   Kokkos::deep_copy(state_.psc_rise, Real(0));
@@ -211,6 +227,11 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   // 2-8. neurons
   const int slot_now = static_cast<int>(t % D_);
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
+  if (k_.nest) {
+    device::NestStepFunctor<Real, ExecSpace> nf{
+        k_, state_, u_, z_ring_, v_step_, gate_out_, static_cast<Real>(nest_h_), int(N_), slot_now};
+    device::nest_step(space_, nf, B_);
+  } else {
   device::NeuronStepFunctor<Real, ExecSpace> nf{k_,
                                                 state_,
                                                 u_,
@@ -223,6 +244,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
                                                 slot_now,
                                                 t > 0 || history_ > 0};
   device::neuron_step(space_, nf, B_);
+  }
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
     const std::size_t slot_size = in->ring.extent(1) * in->ring.extent(2);
