@@ -57,11 +57,12 @@ class Network:
                 g = h['edges/%s_to_%s' % (src_pop, v1)]
                 src, trg, et = g['source_node_id'][()], g['target_node_id'][()], g['edge_type_id'][()]
                 nsyns = g['0/nsyns'][()].astype(float) if '0/nsyns' in g else np.ones(len(src))
+                delay = g['0/delay'][()].astype(float) if '0/delay' in g else None  # the h5 column wins
             for t in sorted(set(int(x) for x in et)):
                 m = et == t
                 row = etypes[t]
                 syn = json.load(open(os.path.join(components, 'synaptic_models', row['dynamics_params'])))
                 self.edges.append({'src_pop': src_pop, 'src': src[m].astype(np.int64), 'trg': trg[m].astype(np.int64),
                                    'weight': nsyns[m] * float(row['syn_weight']),
-                                   'delay': np.full(int(m.sum()), float(row['delay'])),
+                                   'delay': delay[m] if delay is not None else np.full(int(m.sum()), float(row['delay'])),
                                    'model': row['model_template'], 'syn': syn})

@@ -13,10 +13,15 @@
 dpointnet runs `simulate` on the same SONATA files with run.dynamics = "nest", float64. Pass: the same set of
 (node_id, spike step) at every dt, every difference listed; V_m within 1e-3 mV (dpointnet's membrane report is
 float32). Exit 0 only then.
+--variant: first a copy of the example with the semantic points point_450glifs does not exercise: per-edge h5
+  delays of 1, 1.25, 1.5, 2.5, 3.5 ms (NEST rounds 1.25 / 0.1 and 2.5 / 1 half up), input times moved off the grid
+  (+0.05, +0.0001, +0.5 ms), iaf cells with I_e = 150 pA and V_min, GLIF cells with asc_r = (0.6, 0.9) and
+  V_m != E_L, one IntFire1 type with t_ref = 1.45 ms.
 """
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -91,6 +96,33 @@ def dpointnet_run(binary, example, dt, tstop, work):
         return spikes, h['report/v1/data'][()], [int(x) for x in h['report/v1/mapping/node_ids'][()]]
 
 
+def make_variant(example, work):
+    root = os.path.join(work, 'variant')
+    if os.path.exists(root):
+        shutil.rmtree(root)
+    shutil.copytree(os.path.dirname(example), root)
+    ex = os.path.join(root, os.path.basename(example))
+    rng = np.random.default_rng(20261201)
+    for f, pop in (('v1_v1_edges.h5', 'v1_to_v1'), ('lgn_v1_edges.h5', 'lgn_to_v1')):
+        with h5py.File(os.path.join(ex, 'network', f), 'r+') as h:
+            n = h['edges/%s/source_node_id' % pop].shape[0]
+            h['edges/%s/0' % pop].create_dataset('delay', data=rng.choice([1.0, 1.25, 1.5, 2.5, 3.5], n))
+    with h5py.File(os.path.join(ex, 'inputs', 'lgn_spikes.h5'), 'r+') as h:
+        t = h['spikes/lgn/timestamps']
+        t[...] = t[()] + rng.choice([0.0, 0.05, 0.0001, 0.5], t.shape[0])
+    cells = os.path.join(root, 'point_components', 'cell_models')
+    for name in os.listdir(cells):
+        p = json.load(open(os.path.join(cells, name)))
+        if 'tau_m' in p:  # iaf_psc_alpha (IntFire1 and the *_point.json types)
+            p.update({'I_e': 150.0, 'V_min': p['E_L'] - 5.0})
+            if name.startswith('IntFire1_inh'):
+                p['t_ref'] = 1.45
+        elif 'asc_amps' in p:
+            p.update({'asc_r': [0.6, 0.9], 'V_m': p['E_L'] + 5.0})
+        json.dump(p, open(os.path.join(cells, name), 'w'))
+    return ex
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--dpointnet', required=True)
@@ -99,7 +131,12 @@ def main():
     ap.add_argument('--tstop', type=float, default=1000.0)
     ap.add_argument('--example', default=os.path.join(DATA, 'point_450glifs'))
     ap.add_argument('--workdir')
+    ap.add_argument('--variant', action='store_true')
     a = ap.parse_args()
+    work = a.workdir or tempfile.mkdtemp(prefix='dpointnet-nest-')
+    os.makedirs(work, exist_ok=True)
+    if a.variant:
+        a.example = make_variant(a.example, work)
     components = os.path.join(os.path.dirname(a.example), 'point_components')
     net = bmtk_network.Network(a.example, components)
     nest = None
@@ -110,7 +147,6 @@ def main():
             sys.exit('PyNEST is not importable (%s): run scripts/setup-nest and put the path that '
                      '`scripts/setup-nest --pythonpath` prints on PYTHONPATH' % e)
         print('NEST %s from %s' % (nest.__version__, os.path.dirname(nest.__file__)))
-    work = a.workdir or tempfile.mkdtemp(prefix='dpointnet-nest-')
     ok = True
     for dt in a.dt or [0.1, 1.0]:
         if nest is not None:
@@ -139,6 +175,8 @@ def main():
                                      (k + 1) * dt))
         ok = ok and same and worst < 1e-3 and len(rs) > 0
     print('PASS' if ok else 'FAIL')
+    if not a.workdir:
+        shutil.rmtree(work, ignore_errors=True)
     return 0 if ok else 1
 
 

@@ -77,8 +77,9 @@ inline NeuronParams glif(double C_m, double g, double E_L, double V_th, double V
 struct NetBuilder {
   Network net;
   std::vector<NeuronParams> params;
-  NetBuilder(double dt, const std::vector<NeuronParams>& ps) : params(ps) {
+  NetBuilder(double dt, const std::vector<NeuronParams>& ps, Dynamics dynamics = Dynamics::Discrete) : params(ps) {
     net.dt = dt;
+    net.dynamics = dynamics;
     Population p;
     p.name = "v1";
     p.size = static_cast<std::int64_t>(ps.size());
@@ -86,7 +87,7 @@ struct NetBuilder {
     for (std::size_t i = 0; i < ps.size(); ++i) {
       p.node_ids.push_back(static_cast<std::int64_t>(i));
       p.node_type_ids.push_back(0);
-      net.neurons.push_back(derive_neuron(ps[i], dt));
+      net.neurons.push_back(derive_neuron(ps[i], dt, dynamics));
       net.neuron_population.push_back(0);
       net.neuron_node_id.push_back(static_cast<std::int64_t>(i));
     }

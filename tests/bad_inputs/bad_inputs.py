@@ -31,7 +31,8 @@ from harness import CaseFailure  # noqa: E402
 from bad_inputs_sandbox import Sandbox, EXAMPLE, COMPONENTS  # noqa: E402
 from bad_inputs_mutations import (  # noqa: E402
     GLIF_E, IAF_E, m_none, m_rm, m_del_dataset, m_cell, m_cell_raw, m_syn_receptor, m_run, m_input,
-    m_unknown_model_template, m_delay_below_one_step, m_missing_syn_weight, m_set_element, m_inconsistent_lengths,
+    m_all, m_runs, m_unknown_model_template, m_delay_below_one_step, m_missing_syn_weight, m_set_element,
+    m_inconsistent_lengths,
     m_edges_into_virtual, m_mixed_virtual, m_spike_time_nonpositive, m_spike_node_not_in_population,
     m_manifest_cycle, m_node_dynamics, m_double_alpha, m_double_alpha_port)
 
@@ -133,6 +134,16 @@ case("glif2_refused", m_cell("spike_dependent_threshold", True), [GLIF_E], ["spi
      ["not supported"])
 case("iaf_nonzero_I_e", m_cell("I_e", 5.0, fname=IAF_E), [IAF_E], ["I_e"], ["not supported"])
 case("unknown_precision", m_run("precision", "float16"), [SIM_CFG], ["precision"], ["float32"])
+# run.dynamics (docs/model-nest.md)
+case("unknown_dynamics", m_run("dynamics", "nest3"), [SIM_CFG], ["dynamics"], ["discrete", "nest"])
+case("nest_dt_not_whole_microseconds", m_runs(dynamics="nest", dt=0.0005, tstop=100.0), [SIM_CFG], ["dt"],
+     ["microseconds"])
+case("nest_delay_below_resolution", m_all(m_runs(dynamics="nest", dt=1.0), m_delay_below_one_step),
+     ["v1_v1_edges.h5", "v1_v1_edge_types.csv"], ["delay"], ["at least 1 step"])
+case("discrete_V_min_refused", m_cell("V_min", -90.0, fname=IAF_E), [IAF_E], ["V_min"], ["not supported", "nest"])
+case("discrete_asc_r_refused", m_cell("asc_r", [0.5, 1.0]), [GLIF_E], ["asc_r"], ["not supported", "nest"])
+case("nest_asc_r_out_of_range", m_all(m_runs(dynamics="nest"), m_cell("asc_r", [1.5, 1.0])), [GLIF_E], ["asc_r"],
+     ["[0, 1]"])
 
 
 # --------------------------------------------------------------------------------------------

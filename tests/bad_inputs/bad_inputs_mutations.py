@@ -55,6 +55,19 @@ def m_run(key, value):
     return f
 
 
+def m_runs(**kv):
+    def f(s):
+        s.config["run"].update(kv)
+    return f
+
+
+def m_all(*mutations):
+    def f(s):
+        for m in mutations:
+            m(s)
+    return f
+
+
 def m_input(key, value):
     def f(s):
         s.config["inputs"]["LGN_spikes"][key] = value

@@ -15,7 +15,9 @@ foreach(case
     input_node_set_not_virtual batch_size_zero manifest_cycle missing_network_child_file
     output_exists_without_overwrite glif2_refused iaf_nonzero_I_e unknown_precision per_node_dynamics_short
     per_node_dynamics_unknown_key per_node_dynamics_invalid per_node_dynamics_not_numeric double_alpha_amp_slow_length
-    double_alpha_amp_slow_negative double_alpha_missing_tau_syn_slow double_alpha_port_beyond_fast)
+    double_alpha_amp_slow_negative double_alpha_missing_tau_syn_slow double_alpha_port_beyond_fast
+    unknown_dynamics nest_dt_not_whole_microseconds nest_delay_below_resolution discrete_V_min_refused
+    discrete_asc_r_refused nest_asc_r_out_of_range)
   add_test(NAME bad_input.${case}
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/bad_inputs.py --case ${case}
                    --bin $<TARGET_FILE:dpointnet> --data ${DP_BAD_INPUT_DATA})

@@ -29,6 +29,9 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
       N_(net.n_neurons),
       T_(cfg.n_steps),
       W_(tc.warmup_steps) {
+  if (net.dynamics != Dynamics::Discrete)  // the adjoint (adjoint.hpp) is that of the discrete step
+    throw std::logic_error("the trainer runs the discrete model only; this network was built for run.dynamics = " +
+                           std::string(dynamics_name(net.dynamics)));
   for (const auto& in : inputs)
     if (!in.silent && in.kind == InputKind::SpikeFile &&
         static_cast<std::int64_t>(in.spikes.step_offsets.size()) - 1 < W_ + T_)
