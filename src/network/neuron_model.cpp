@@ -268,7 +268,13 @@ DerivedNeuron derive_neuron(const NeuronParams& p, double dt, Dynamics dynamics)
 
 void check_model_for_dynamics(const NeuronParams& p, Dynamics dynamics, const std::string& file,
                               const std::string& label) {
-  if (dynamics == Dynamics::Nest) return;
+  if (dynamics == Dynamics::Nest) {
+    if (p.kind == ModelKind::GlifPscDoubleAlpha)  // (not yet compared with NEST's glif_psc_double_alpha)
+      throw InputError(file, label, "model_template",
+                       "nest:glif_psc_double_alpha is not available with run.dynamics = \"nest\" (nest:glif_psc "
+                       "and nest:iaf_psc_alpha are; docs/model-nest.md)");
+    return;
+  }
   const std::string hint = " (run.dynamics = \"nest\" supports it; docs/model-nest.md)";
   if (p.I_e != 0.0) throw InputError(file, label, "I_e", "a non-zero constant current is not supported" + hint);
   if (p.has_V_min) throw InputError(file, label, "V_min", "a lower bound of V_m is not supported" + hint);
