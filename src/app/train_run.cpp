@@ -294,10 +294,6 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   lg->info("Kokkos {} on {} ({} threads), precision {}", compat::kokkos_version_string(),
            Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
   lg->info("dynamics: {} (run.dynamics)", dynamics_name(cfg.dynamics));
-  if (cfg.dynamics == Dynamics::Nest)  // before any output: the adjoint of the nest step is not written yet
-    throw InputError(cfg.path, "run", "dynamics",
-                     "\"nest\" is supported by `dpointnet simulate` only; training runs the discrete model "
-                     "(docs/model-nest.md)");
   Network net = build_network(cfg);
   TrainConfig tc = TrainConfig::parse(cfg, net);
   std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, tc.total_steps(cfg));  // warm-up + window

@@ -19,7 +19,10 @@ struct NestStepFunctor {
   Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point synaptic drive [B][R][N]
   SpikeRing<MemSpace> ring;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_out;  // optional [B][N] copy of v' (may be empty)
-  Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, MemSpace> gate_out;  // optional [B][N]: 1 if it integrated
+  // for training (may be empty): V before the reset (what the threshold and the losses see) and the gate as a
+  // refractory flag, 0 if the step integrated, 1 if V was held ([B][N] each)
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_pre;
+  Kokkos::View<std::int16_t**, Kokkos::LayoutRight, MemSpace> held;
   Real h;  // NEST's step in ms (MS_PER_TIC * TICS_PER_STEP)
   int n, slot_now;
 
@@ -53,6 +56,7 @@ struct NestStepFunctor {
         for (int c = 0; c < R; ++c) v += k.p31(c, i) * s.psc_rise(b, c, i) + k.p32(c, i) * s.psc(b, c, i);
         z = v > Real(1) ? 1 : 0;
       }
+      if (v_pre.extent(0) > 0) v_pre(b, i) = v;
       if (z) {  // refractory count, ASC jump (glif only: iaf's amps are 0), hard reset in the same step
         r = k.t_ref_steps(i);
         for (int a = 0; a < kNumAsc; ++a)
@@ -61,6 +65,7 @@ struct NestStepFunctor {
       }
     } else {
       --r;  // V held, ASC frozen
+      if (v_pre.extent(0) > 0) v_pre(b, i) = v;
     }
     for (int c = 0; c < R; ++c) {  // always (glif_psc.cpp l.582-590): y2 first from the old y1
       const Real rise = s.psc_rise(b, c, i);
@@ -73,7 +78,7 @@ struct NestStepFunctor {
     s.r(b, i) = static_cast<std::int16_t>(r);
     ring(slot_now, b, i) = z;
     if (v_out.extent(0) > 0) v_out(b, i) = v;
-    if (gate_out.extent(0) > 0) gate_out(b, i) = open ? 1 : 0;
+    if (held.extent(0) > 0) held(b, i) = open ? 0 : 1;
   }
 };
 

@@ -95,6 +95,8 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   if (net.dynamics == Dynamics::Nest) {
     impl::upload_nest_constants(net, R_, k_);
     nest_h_ = nest_time::step_ms(net.dt);
+    v_pre_ = decltype(v_pre_)("state.nest_v_pre_reset", B_, N);
+    held_ = decltype(held_)("state.nest_held", B_, N);
   }
   // state
   state_.v = decltype(state_.v)("state.v", B_, N);
@@ -229,7 +231,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
   if (k_.nest) {
     device::NestStepFunctor<Real, ExecSpace> nf{
-        k_, state_, u_, z_ring_, v_step_, gate_out_, static_cast<Real>(nest_h_), int(N_), slot_now};
+        k_, state_, u_, z_ring_, v_step_, v_pre_, held_, static_cast<Real>(nest_h_), int(N_), slot_now};
     device::nest_step(space_, nf, B_);
   } else {
   device::NeuronStepFunctor<Real, ExecSpace> nf{k_,

@@ -8,6 +8,7 @@
 #include "device/adam.hpp"
 #include "device/fill.hpp"
 #include "device/loss_stats.hpp"
+#include "device/nest_adjoint.hpp"
 #include "device/spike_adjoint.hpp"
 #include "sim/impl/simulator_impl.hpp"
 #include "train/impl/trainer_gradient_impl.hpp"
@@ -29,9 +30,6 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
       N_(net.n_neurons),
       T_(cfg.n_steps),
       W_(tc.warmup_steps) {
-  if (net.dynamics != Dynamics::Discrete)  // the adjoint (adjoint.hpp) is that of the discrete step
-    throw std::logic_error("the trainer runs the discrete model only; this network was built for run.dynamics = " +
-                           std::string(dynamics_name(net.dynamics)));
   for (const auto& in : inputs)
     if (!in.silent && in.kind == InputKind::SpikeFile &&
         static_cast<std::int64_t>(in.spikes.step_offsets.size()) - 1 < W_ + T_)
@@ -118,7 +116,7 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots(int micro_batch) {
   device::fill(space_, counts_, 0);
   const bool need_v = bp_.vreg_range_scale > 0 || bp_.vreg_threshold_scale > 0;
   using Stats = device::ForwardStatsFunctor<Real, ExecSpace>;
-  Stats stats{counts_, sim_->z_ring(), sim_->state().v, N_, 0};
+  Stats stats{counts_, sim_->z_ring(), sim_->training_v(), N_, 0};
   const std::int64_t work = std::int64_t(B_) * N_;
   // The last segment is recorded as it runs (its records are what the reverse sweep needs first), so the
   // backward pass does not recompute it.
@@ -219,9 +217,15 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
   const int slot_gu = static_cast<int>(t % D);
   using SA = device::SpikeAdjointFunctor<Real, Acc, ExecSpace>;
   device::spike_adjoint(space_, SA{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D, B_});
-  device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{sim_->constants(),        adj_,    rec_, bp_,
-                                                        static_cast<int>(t - t0), slot_gu, B_,   R_};
-  device::neuron_adjoint(space_, na, N_);
+  if (sim_->constants().nest) {
+    device::NestNeuronAdjointFunctor<Real, Acc, ExecSpace> na{
+        sim_->constants(), adj_, rec_, bp_, nest_time::step_ms(net_.dt), static_cast<int>(t - t0), slot_gu, B_, R_};
+    device::nest_neuron_adjoint(space_, na, N_);
+  } else {
+    device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{sim_->constants(),        adj_,    rec_, bp_,
+                                                          static_cast<int>(t - t0), slot_gu, B_,   R_};
+    device::neuron_adjoint(space_, na, N_);
+  }
 
   for (std::size_t q = 0; q < surfaces_.size(); ++q) {
     auto& s = surfaces_[q];

@@ -46,8 +46,8 @@ void Trainer<Real, ExecSpace>::record_history(const typename Simulator<Real, Exe
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::record_step(std::int64_t t, std::int64_t t0, int slot) {
   const int k = static_cast<int>(t - t0);
-  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->state().v), 0, rec_.v, k, false);
-  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->state().r), 0, rec_.r, k, false);
+  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->training_v()), 0, rec_.v, k, false);
+  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->training_r()), 0, rec_.r, k, false);
   impl::to_samples_fastest(space_, sim_->z_ring(), slot, rec_.z, D_ + k, false);
   for (std::size_t q = 0; q < x_ext_.size(); ++q)
     impl::to_samples_fastest(space_, sim_->input_ring(static_cast<int>(q)), slot, x_ext_[q], D_ + k, false);
