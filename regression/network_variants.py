@@ -32,8 +32,8 @@ def add_per_node_dynamics(net):
             p = types[int(t)]
             cols["V_th"][r] = p["E_L"] + (p["V_th"] - p["E_L"]) * rng.uniform(0.7, 1.3)
             cols["C_m"][r] = p["C_m"] * rng.uniform(0.7, 1.3)
-            cols["asc_amps"][r] = np.array(p["asc_amps"]) * rng.uniform(0.7, 1.3, 2)
-            own = np.array(p.get("tau_syn", p.get("tau_syn_fast"))) * rng.uniform(0.7, 1.3, 4)
+            cols["asc_amps"][r] = np.array(p.get("asc_amps", [0.0, 0.0])) * rng.uniform(0.7, 1.3, 2)  # (iaf: unread)
+            own = np.array(p.get("tau_syn", p.get("tau_syn_fast", [2.0] * 4))) * rng.uniform(0.7, 1.3, 4)
             for k in lists:
                 cols[k][r] = own  # the column of the other model is not read by this node
         g = pop["0"].create_group("dynamics_params")
@@ -70,3 +70,48 @@ def make_double_alpha(net):
     with open(path, "w") as f:
         f.write(" ".join(head) + "\n" + "".join(" ".join(r) + "\n" for r in rows))
     print(f"  glif_psc_double_alpha node types: {', '.join(changed)}")
+
+
+def make_iaf(net):
+    """The inhibitory V1 node types (ei == 'i') become nest:iaf_psc_alpha (C_m, tau_m = C_m / g, E_L, V_th,
+    V_reset, t_ref of the type, tau_syn_ex / tau_syn_in its first and third port, I_e 20 pA, V_min E_L + 4 (above V_reset and V_m: the clamp acts),
+    V_m E_L + 2); the edge types into them get receptor_type 0 (an empty synapse JSON)."""
+    path = os.path.join(net, "network", "v1_node_types.csv")
+    with open(path) as f:
+        head = f.readline().split()
+        rows = [line.split() for line in f if line.strip()]
+    models = os.path.join(net, "components", "cell_models")
+    changed = 0
+    for row in rows:
+        r = dict(zip(head, row))
+        if r["ei"] != "i":
+            continue
+        with open(os.path.join(models, r["dynamics_params"])) as g:
+            p = json.load(g)
+        q = {"C_m": p["C_m"], "tau_m": p["C_m"] / p["g"], "E_L": p["E_L"], "V_th": p["V_th"],
+             "V_reset": p["V_reset"], "t_ref": p["t_ref"], "tau_syn_ex": p["tau_syn"][0],
+             "tau_syn_in": p["tau_syn"][2], "I_e": 20.0, "V_min": p["E_L"] + 4.0, "V_m": p["E_L"] + 2.0}
+        name = "iaf_%s.json" % r["node_type_id"]
+        with open(os.path.join(models, name), "w") as g:
+            json.dump(q, g)
+        row[head.index("model_template")] = "nest:iaf_psc_alpha"
+        row[head.index("dynamics_params")] = name
+        changed += 1
+    with open(path, "w") as f:
+        f.write(" ".join(head) + "\n" + "".join(" ".join(r) + "\n" for r in rows))
+    syn = os.path.join(net, "components", "synaptic_models")
+    with open(os.path.join(syn, "to_iaf.json"), "w") as g:
+        json.dump({}, g)
+    for fname in os.listdir(os.path.join(net, "network")):
+        if not fname.endswith("_edge_types.csv"):
+            continue
+        p = os.path.join(net, "network", fname)
+        with open(p) as f:
+            head = f.readline().split()
+            erows = [line.split() for line in f if line.strip()]
+        for row in erows:
+            if row[head.index("target_query")].startswith("ei=='i'"):
+                row[head.index("dynamics_params")] = "to_iaf.json"
+        with open(p, "w") as f:
+            f.write(" ".join(head) + "\n" + "".join(" ".join(r) + "\n" for r in erows))
+    print(f"  {changed} inhibitory node types as nest:iaf_psc_alpha (I_e, V_min, V_m)")

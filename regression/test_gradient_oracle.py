@@ -21,7 +21,7 @@ import tempfile
 import h5py
 import numpy as np
 
-from network_variants import add_per_node_dynamics, make_double_alpha
+from network_variants import add_per_node_dynamics, make_double_alpha, make_iaf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -90,6 +90,9 @@ def main():
                     help="also a RateDistribution loss with this penalty (observed rates written by this script)")
     ap.add_argument("--double-alpha", action="store_true",
                     help="every other V1 node type as nest:glif_psc_double_alpha (regression/network_variants.py)")
+    ap.add_argument("--dynamics", choices=["discrete", "nest"], default="discrete", help="run.dynamics")
+    ap.add_argument("--iaf", action="store_true",
+                    help="inhibitory types as iaf_psc_alpha with I_e, V_min, V_m (with --dynamics nest)")
     ap.add_argument("--per-node-dynamics", action="store_true",
                     help="every V1 node its own V_th, C_m, tau_syn, asc_amps (SONATA per-node dynamics_params)")
     args = ap.parse_args()
@@ -100,13 +103,15 @@ def main():
         run([args.bin, "generate", "--out", net, "--neurons", str(args.neurons), "--seed", "5", "--lgn-rate", "20"])
         if args.double_alpha:
             make_double_alpha(net)
+        if args.iaf:
+            make_iaf(net)
         if args.per_node_dynamics:
             add_per_node_dynamics(net)
         with open(os.path.join(net, "config.simulation.json")) as f:
             cfg = json.load(f)
         cfg["network"] = os.path.join(net, cfg["network"])
         cfg["run"].update({"tstop": float(args.steps), "dt": 1.0, "batch_size": args.batch, "seed": 99,
-                           "precision": args.precision})
+                           "precision": args.precision, "dynamics": args.dynamics})
         cfg["output"] = {"output_dir": os.path.join(tmp, "out")}
         cfg["train"] = {
             "steps": 1,

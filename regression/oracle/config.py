@@ -161,6 +161,7 @@ class RunParams:
         self.n_steps = int(round(self.tstop / self.dt))   # round half to even
         self.seed = int(run.get('seed', 0)) & 0xFFFFFFFF
         self.batch_size = int(run.get('batch_size', 1))
+        self.dynamics = run.get('dynamics', 'discrete')  # docs/model-nest.md
 
     def __repr__(self):
         return 'RunParams(dt=%g, tstop=%g, T=%d, seed=%d, batch=%d)' % (

@@ -30,7 +30,7 @@ def uniforms(seed, purpose, samples, k0, k1, node_ids):
 
 
 class SpikeFileSource:
-    def __init__(self, name, pop, virt_offset, path, dt, n_steps, node_set):
+    def __init__(self, name, pop, virt_offset, path, dt, n_steps, node_set, nest=False):
         self.name, self.virt_offset = name, virt_offset
         self.J = len(pop.node_ids)
         data = sonata.read_spike_file(path)
@@ -44,7 +44,11 @@ class SpikeFileSource:
         ids, ts = data[key]
         if len(ts) and np.any(ts <= 0):
             raise InputError('input %s: %s has spike times <= 0 (first %g)' % (name, path, ts[ts <= 0][0]))
-        k = stamp_step(ts, dt)
+        if nest:  # NEST's spike_generator: fromstamp(t) - 1 (docs/model-nest.md section 4)
+            from .nest_constants import ref
+            k = np.array([ref.stamp_step(t, dt) - 1 for t in ts], np.int64)
+        else:
+            k = stamp_step(ts, dt)
         late = k >= n_steps
         self.n_ignored = int(late.sum())
         if self.n_ignored:
@@ -151,7 +155,7 @@ def build_inputs(conf, net, run):
             mod = spec.get('module', 'sonata')
             if mod not in ('sonata', 'h5', 'hdf5'):
                 raise InputError('input %s: spikes module %r not supported' % (name, mod))
-            srcs.append(SpikeFileSource(name, pop, off, spec['input_file'], run.dt, run.n_steps, ns))
+            srcs.append(SpikeFileSource(name, pop, off, spec['input_file'], run.dt, run.n_steps, ns, net.nest))
         elif itype == 'rates':
             srcs.append(BernoulliSource(name, pop, off, spec, run.dt, run.seed))
         elif itype == 'poisson':

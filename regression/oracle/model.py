@@ -30,7 +30,7 @@ def delay_steps_of(delay, dt):
     return int(round(delay / dt))          # Python round(): half to even
 
 
-def neuron_params(template, params, where, dt):
+def neuron_params(template, params, where, dt, nest=False):
     """Return dict of raw physical parameters for one neuron:
     E_L, V_th, V_reset, g, C_m, t_ref, tau_syn (list), asc_amps (list), asc_decay (list), kind."""
     if template is None:
@@ -69,16 +69,18 @@ def neuron_params(template, params, where, dt):
             amps, decay = [], []
         out = dict(kind='glif_psc', E_L=float(p['E_L']), V_th=float(p['V_th']), V_reset=float(p['V_reset']),
                    g=float(p['g']), C_m=float(p['C_m']), t_ref=float(p['t_ref']), tau_syn=tau_syn,
-                   asc_amps=amps, asc_decay=decay, slow=slow)
+                   asc_amps=amps, asc_decay=decay, slow=slow, V_m=p.get('V_m'),
+                   asc_r=[float(x) for x in np.atleast_1d(p.get('asc_r', [1.0] * len(amps)))])
     elif model == 'iaf_psc_alpha':
         q = dict(IAF_DEFAULTS)
         q.update(p)
-        if float(q['I_e']) != 0.0:
+        if float(q['I_e']) != 0.0 and not nest:
             raise ModelError('%s: iaf_psc_alpha with non-zero I_e is not supported' % where)
         C_m, tau_m = float(q['C_m']), float(q['tau_m'])
         out = dict(kind='iaf_psc_alpha', E_L=float(q['E_L']), V_th=float(q['V_th']),
                    V_reset=float(q['V_reset']), g=C_m / tau_m, C_m=C_m, t_ref=float(q['t_ref']),
-                   tau_syn=[float(q['tau_syn_ex']), float(q['tau_syn_in'])], asc_amps=[], asc_decay=[], slow=[])
+                   tau_syn=[float(q['tau_syn_ex']), float(q['tau_syn_in'])], asc_amps=[], asc_decay=[], slow=[],
+                   tau_m=tau_m, I_e=float(q['I_e']), V_m=q.get('V_m'), V_min=q.get('V_min'))
     else:
         raise ModelError('%s: unsupported model_template %r' % (where, template))
     if not (out['V_th'] > out['E_L']):
@@ -94,8 +96,9 @@ class Network:
     Edges (recurrent and input, in config/file order): src (activity index), tgt (0..N-1),
     ch (channel), w (normalized weight), d (delay steps)."""
 
-    def __init__(self, conf, dt):
+    def __init__(self, conf, dt, dynamics='discrete'):
         self.dt = dt
+        self.nest = dynamics == 'nest'  # run.dynamics (docs/model-nest.md): constants from nest_constants.py
         comps = conf.get('components') or {}
         nets = conf.get('networks') or {}
         rec_pops, virt_pops = [], []
@@ -125,7 +128,7 @@ class Network:
             for k in range(len(p.node_ids)):
                 where = '%s (population %s node %d, node type %d)' % (
                     p.params_file[k], p.name, p.node_ids[k], p.node_type_id[k])
-                raw.append(neuron_params(p.model_template[k], p.params[k], where, dt))
+                raw.append(neuron_params(p.model_template[k], p.params[k], where, dt, self.nest))
         self.raw = raw
         N = self.N
         # channels of neuron i: its receptor ports' kernels in port order, then the slow kernels of a
@@ -164,6 +167,9 @@ class Network:
             for a, (amp, k) in enumerate(zip(r['asc_amps'], r['asc_decay'])):
                 self.asc_amps_n[i, a] = amp / self.vs[i]
                 self.asc_decay_f[i, a] = math.exp(-dt * k)
+        if self.nest:
+            from .nest_constants import nest_constants
+            nest_constants(self, raw, dt)
 
         # ---- edges
         srcs, tgts, chs, ws, ds = [], [], [], [], []
@@ -203,8 +209,8 @@ class Network:
                         if rcp != 0:
                             raise ModelError('%s: edge %d receptor_type %d into iaf_psc_alpha (must be 0)'
                                              % (where, e, rcp))
-                        ch[e] = 0 if ep.weight[e] >= 0 else 1
-                    d[e] = delay_steps_of(ep.delay[e], dt)
+                        ch[e] = (0 if ep.weight[e] > 0 else 1) if self.nest else (0 if ep.weight[e] >= 0 else 1)
+                    d[e] = self.delay_steps(ep.delay[e], dt) if self.nest else delay_steps_of(ep.delay[e], dt)
                     if d[e] < 1:
                         raise ModelError('%s: edge %d delay %g ms rounds to %d steps at dt=%g'
                                          % (where, e, ep.delay[e], d[e], dt))
@@ -316,7 +322,7 @@ def simulate(net, inputs, n_steps, batch, first_sample=0, record_v=False, record
 
 def load_model(conf, run=None):
     run = run or RunParams(conf)
-    net = Network(conf, run.dt)
+    net = Network(conf, run.dt, run.dynamics)
     inputs = build_inputs(conf, net, run)
     return net, inputs, run
 

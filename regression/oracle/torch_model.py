@@ -40,6 +40,12 @@ class TorchModel:
         order = np.concatenate([self.surface_edges[s] for s in self.surface_names])
         assert len(order) == self.E and np.array_equal(np.sort(order), np.arange(self.E))
         self.inv_order = torch.as_tensor(np.argsort(order), dtype=torch.long)
+        self.nest = getattr(net, 'nest', False)
+        if self.nest:  # run.dynamics = "nest" (docs/model-nest.md)
+            self.p31, self.p32, self.asc_sc, self.asc_rr = t(net.p31), t(net.p32), t(net.asc_sc), t(net.asc_rr)
+            self.v_init, self.i_e, self.v_min = t(net.v_init), t(net.i_e), t(net.v_min)
+            self.iaf = torch.as_tensor(net.iaf)
+            self.v_reset_n = t(net.v_reset_n)
         node_types = [p.node_type_id for p in net.rec_pops]
         self.node_type_id = np.concatenate(node_types) if node_types else np.zeros(0, np.int64)
 
@@ -61,6 +67,33 @@ class TorchModel:
         """Concatenate the surface tensors back into edge order (differentiable)."""
         return torch.cat([wsurf[s] for s in self.surface_names])[self.inv_order]
 
+    def nest_step(self, v, r, asc, psc_rise, psc, u, spike_fn, vdamp):
+        """One step of docs/model-nest.md section 1 (glif_psc / iaf_psc_alpha), section 6's gradient conventions:
+        the V of a held step is vdamp(V); the reset, the ASC and the refractory counter carry no gradient; the V_min
+        clamp passes the gradient straight through. Returns the state, z and V before the reset (the losses' v)."""
+        open_ = (r == 0).to(DTYPE)
+        vd = vdamp(v)
+        syn = None
+        for c in range(self.R):
+            term = self.p31[:, c] * psc_rise[:, :, c] + self.p32[:, c] * psc[:, :, c]
+            syn = term if syn is None else syn + term
+        S = (self.asc_sc[None] * asc).sum(-1)
+        u_glif = self.decay * vd + S * self.current_factor + syn
+        u_iaf = self.current_factor * self.i_e + syn + self.decay * vd + vd
+        u_iaf = u_iaf + (torch.maximum(u_iaf, self.v_min) - u_iaf).detach()
+        integ = torch.where(self.iaf, u_iaf, u_glif)
+        v_pre = open_ * integ + (1 - open_) * vd
+        z = spike_fn(v_pre, open_ > 0)
+        zd = z.detach()
+        new_v = v_pre - (zd * (v_pre - self.v_reset_n)).detach()
+        a_open = asc * self.asc_decay_f
+        a_open = torch.where(zd[:, :, None] > 0, self.asc_amps_n + a_open * self.asc_rr, a_open)
+        new_asc = (open_[:, :, None] * a_open + (1 - open_[:, :, None]) * asc).detach()
+        new_r = torch.where(zd > 0, self.t_ref_steps.expand_as(r), torch.where(open_ > 0, r, r - 1.0)).detach()
+        new_psc = self.dt_syn_decay * psc_rise + self.syn_decay * psc
+        new_psc_rise = self.syn_decay * psc_rise + self.psc_initial * u
+        return new_v, new_r, new_asc, new_psc_rise, new_psc, z, v_pre
+
     def forward(self, wsurf, x, spike_fn, vdamp=lambda v: v, rdamp=lambda z: z, sg_z=None, record=(), warmup=0,
                 init=None):
         """Run MODEL.md section 4 for all T steps.
@@ -81,6 +114,8 @@ class TorchModel:
         N, R, A = self.N, self.R, self.A
         w = self.full_weights(wsurf)
         v = torch.zeros((B, N), dtype=DTYPE)
+        if self.nest:
+            v = v + self.v_init
         r = torch.zeros((B, N), dtype=DTYPE)
         asc = torch.zeros((B, N, A), dtype=DTYPE)
         psc_rise = torch.zeros((B, N, R), dtype=DTYPE)
@@ -108,6 +143,18 @@ class TorchModel:
             else:
                 u = torch.zeros((B, N, R), dtype=DTYPE)
             u = u[:, self.rows, self.drive_src]
+            if self.nest:
+                new_v, new_r, new_asc, new_psc_rise, new_psc, z, v_seen = self.nest_step(v, r, asc, psc_rise, psc, u,
+                                                                                        spike_fn, vdamp)
+                psc_rise, psc, asc, v, r, z_prev = new_psc_rise, new_psc, new_asc, new_v, new_r, z
+                acts.append(torch.cat([rdamp(z), x[:, t, :]], dim=1))
+                if t < warmup:
+                    continue
+                zs.append(z)
+                vs.append(v_seen)
+                for k in rec:
+                    rec[k].append({'u': u, 'psc': psc, 'psc_rise': psc_rise, 'asc': asc, 'r': r}[k])
+                continue
             # 2. alpha PSC
             new_psc_rise = self.syn_decay * psc_rise + self.psc_initial * u
             new_psc = self.syn_decay * psc + self.dt_syn_decay * psc_rise

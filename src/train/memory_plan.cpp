@@ -40,6 +40,10 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
   add("neuron constants", N * (3 * real + 3 * 4 + 4 * real + 2 * R * real));
   const double state = B * N * (real + 2 + 2 * real + 2 * R * real);  // v, r, asc[2], psc_rise, psc
   add("neuron state", state, true);
+  if (net.dynamics == Dynamics::Nest) {  // P31, P32, the ASC's step means and kept parts, V_m, I_e, V_min, the model
+    add("nest-mode constants", N * (2 * R * real + 4 * real + 3 * real + 1));
+    add("nest-mode step outputs (V before the reset, held flag)", B * N * (real + 2), true);
+  }
   add("synaptic drive (fixed point)", B * R * N * 8, true);
   add("spike ring", D * B * N, true);
   double edge_bytes = 0, n_edges = 0;

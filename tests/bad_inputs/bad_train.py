@@ -205,7 +205,6 @@ case("unknown_loss", m_loss("type", "SpikeCountLoss"), ["type"], ["not a known l
 case("negative_cost", m_loss("cost", -1.0), ["cost"], [">= 0"], ["train.losses[0]"])
 case("missing_cost", m_del_loss("cost"), ["cost"], ["required"], ["train.losses[0]"])
 case("batch_size_zero", m_run("batch_size", 0), ["batch_size"], [">= 1"], ["run"])
-case("nest_dynamics_not_trained", m_run("dynamics", "nest"), ["dynamics"], ["simulate"], ["run"])
 case("does_not_fit_memory", m_run("batch_size", 2000000), ["batch_size"], ["checkpoint_interval", "available"], ["run"])
 case("nonexistent_surface", m_trainable("thalamus", True), ["thalamus"], ["not a surface"], ["train.trainable"])
 case("trainable_not_bool", m_trainable("lgn", "yes"), ["lgn"], ["true or false"], ["train.trainable"])

@@ -5,8 +5,7 @@
 # Include from tests/CMakeLists.txt: include(${CMAKE_CURRENT_SOURCE_DIR}/bad_inputs/cases_train.cmake)
 # The case list must match `bad_train.py --list`. No BMTK example data is needed.
 foreach(case
-    valid_train unknown_loss negative_cost missing_cost batch_size_zero nest_dynamics_not_trained does_not_fit_memory
-    nonexistent_surface
+    valid_train unknown_loss negative_cost missing_cost batch_size_zero does_not_fit_memory nonexistent_surface
     trainable_not_bool
     unknown_optimizer negative_lr beta1_ge_1 unknown_surrogate unknown_train_key steps_zero
     checkpoint_interval_zero accumulate_zero accumulate_not_integer
