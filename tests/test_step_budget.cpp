@@ -71,9 +71,12 @@ struct ToolsGuard {
 
 }  // namespace
 
-TEST(StepBudget, NoFencesNoCopiesAndFewKernelsPerStep) {
+namespace {
+void check_step_budget(const char* dynamics) {
+  g_counts.clear();
   const int T = 40, C = 8, B = 3;
-  TrainSetup s(300, T, B, train_section(1e-3, C, 2.0));
+  TrainSetup s(300, T, B, train_section(1e-3, C, 2.0), 4, json{{"dynamics", dynamics}});
+  ASSERT_EQ(dynamics_name(s.net.dynamics), std::string(dynamics));
   Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, s.tc, B);
   const int n_inputs = static_cast<int>(s.inputs.size());
   int n_trainable = 0;
@@ -121,7 +124,12 @@ TEST(StepBudget, NoFencesNoCopiesAndFewKernelsPerStep) {
                           : r == "dpointnet::forward_steps" ? 4 + 3 * n_inputs + scans + records * C / T
                                                             : (3 + 3 * n_inputs + scans + records) * (T - C) / T;
     EXPECT_LE(per_step, budget) << region;
-    std::printf("[ budget ] %-28s %.2f kernels/step (budget %.2f), %ld fences, %ld deep copies\n", region, per_step,
-                budget, c.fences, c.copies);
+    std::printf("[ budget ] %s %-28s %.2f kernels/step (budget %.2f), %ld fences, %ld deep copies\n", dynamics, region,
+                per_step, budget, c.fences, c.copies);
   }
 }
+}  // namespace
+
+TEST(StepBudget, NoFencesNoCopiesAndFewKernelsPerStep) { check_step_budget("discrete"); }
+// run.dynamics = "nest": the same kernels per step, the nest step and its adjoint in place of the discrete ones
+TEST(StepBudget, NestModeNoFencesNoCopiesAndFewKernelsPerStep) { check_step_budget("nest"); }

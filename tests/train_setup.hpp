@@ -19,7 +19,8 @@ struct TrainSetup {
   Network net;
   std::vector<PreparedInput> inputs;
   TrainConfig tc;
-  TrainSetup(std::int64_t neurons, double tstop, int batch, const json& train, std::uint32_t seed = 4) {
+  TrainSetup(std::int64_t neurons, double tstop, int batch, const json& train, std::uint32_t seed = 4,
+             const json& run_extra = json::object()) {
     GeneratorOptions g;
     g.n_neurons = neurons;
     g.seed = seed;
@@ -30,6 +31,7 @@ struct TrainSetup {
     c["run"]["tstop"] = tstop;
     c["run"]["batch_size"] = batch;
     c["run"]["seed"] = 3;
+    c["run"].update(run_extra);
     c["output"] = {{"output_dir", dir.file("out")}};
     c["train"] = train;
     std::ofstream(dir.file("train.json")) << c.dump(1);
