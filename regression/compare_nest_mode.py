@@ -16,7 +16,8 @@ float32). Exit 0 only then.
 --variant: first a copy of the example with the semantic points point_450glifs does not exercise: per-edge h5
   delays of 1, 1.25, 1.5, 2.5, 3.5 ms (NEST rounds 1.25 / 0.1 and 2.5 / 1 half up), input times moved off the grid
   (+0.05, +0.0001, +0.5 ms), iaf cells with I_e = 150 pA and V_min, GLIF cells with asc_r = (0.6, 0.9) and
-  V_m != E_L, one IntFire1 type with t_ref = 1.45 ms.
+  V_m != E_L, every other GLIF cell model as glif_psc_double_alpha (tau_syn_slow = 3 tau_syn, amp_slow 0.2-0.35), one
+  IntFire1 type with t_ref = 1.45 ms.
 """
 import argparse
 import json
@@ -111,6 +112,15 @@ def make_variant(example, work):
         t = h['spikes/lgn/timestamps']
         t[...] = t[()] + rng.choice([0.0, 0.05, 0.0001, 0.5], t.shape[0])
     cells = os.path.join(root, 'point_components', 'cell_models')
+    glifs = sorted(n for n in os.listdir(cells) if 'asc_amps' in json.load(open(os.path.join(cells, n))))
+    double = set(glifs[::2])  # these types as glif_psc_double_alpha
+    types = os.path.join(ex, 'network', 'v1_node_types.csv')
+    rows = [ln.split(' ') for ln in open(types).read().splitlines()]
+    col = rows[0].index('dynamics_params')
+    for r in rows[1:]:
+        if r[col] in double:
+            r[rows[0].index('model_template')] = 'nest:glif_psc_double_alpha'
+    open(types, 'w').write('\n'.join(' '.join(r) for r in rows) + '\n')
     for name in os.listdir(cells):
         p = json.load(open(os.path.join(cells, name)))
         if 'tau_m' in p:  # iaf_psc_alpha (IntFire1 and the *_point.json types)
@@ -119,6 +129,10 @@ def make_variant(example, work):
                 p['t_ref'] = 1.45
         elif 'asc_amps' in p:
             p.update({'asc_r': [0.6, 0.9], 'V_m': p['E_L'] + 5.0})
+            if name in double:
+                tau = p.pop('tau_syn')
+                p.update({'tau_syn_fast': tau, 'tau_syn_slow': [3.0 * t for t in tau],
+                          'amp_slow': [0.2, 0.25, 0.3, 0.35][:len(tau)]})
         json.dump(p, open(os.path.join(cells, name), 'w'))
     return ex
 

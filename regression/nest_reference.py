@@ -71,7 +71,11 @@ def simulate(net, dt, tstop):
     T = int(round(tstop / dt))
     N = len(net.cells)
     index = {nid: i for i, (nid, _, _) in enumerate(net.cells)}
-    R = max(len(p['tau_syn']) if m == 'glif_psc' else 2 for _, m, p in net.cells)
+    def n_kernels(m, p):
+        return {'glif_psc': lambda: len(np.atleast_1d(p['tau_syn'])), 'iaf_psc_alpha': lambda: 2,
+                'glif_psc_double_alpha': lambda: 2 * len(np.atleast_1d(p['tau_syn_fast']))}[m]()
+    R = max(n_kernels(m, p) for _, m, p in net.cells)
+    src = np.tile(np.arange(R), (N, 1))  # the port whose input drives kernel c
     iaf = np.zeros(N, bool)
     P33, P30, th, Vr, U, Ie, Vmin = (np.zeros(N) for _ in range(7))
     RC = np.zeros(N, np.int64)
@@ -84,16 +88,22 @@ def simulate(net, dt, tstop):
             Tau, C = p['tau_m'], p['C_m']
             P33[i] = nest_expm1(-h / Tau)  # iaf: expm1_tau_m (V' = ... + expm1*V + V)
             P30[i] = -Tau / C * nest_expm1(-h / Tau)
-            taus = [p['tau_syn_ex'], p['tau_syn_in']]
+            taus, amps = [p['tau_syn_ex'], p['tau_syn_in']], None
             Ie[i], Vmin[i] = p['I_e'], p['V_min'] - p['E_L']
-        elif m == 'glif_psc':
+        elif m in ('glif_psc', 'glif_psc_double_alpha'):
             p = dict(p0)
             if p.get('spike_dependent_threshold') or p.get('adapting_threshold'):
                 raise ValueError('GLIF2/4/5 are not part of the reference')
             Tau, C = p['C_m'] / p['g'], p['C_m']
             P33[i] = math.exp(-h / Tau)
             P30[i] = 1 / C * (1 - P33[i]) * Tau
-            taus = [float(x) for x in np.atleast_1d(p['tau_syn'])]
+            if m == 'glif_psc':
+                taus, amps = [float(x) for x in np.atleast_1d(p['tau_syn'])], None
+            else:  # glif_psc_double_alpha: fast kernels, then slow ones (amp_slow) fed by the same port
+                fast = [float(x) for x in np.atleast_1d(p['tau_syn_fast'])]
+                taus = fast + [float(x) for x in np.atleast_1d(p['tau_syn_slow'])]
+                amps = [1.0] * len(fast) + [float(x) for x in np.atleast_1d(p['amp_slow'])]
+                src[i, len(fast):len(taus)] = np.arange(len(fast))
             if p.get('after_spike_currents', True):
                 r = p.get('asc_r', [1.0, 1.0])
                 for a, (amp, k) in enumerate(zip(p['asc_amps'], p['asc_decay'])):
@@ -113,7 +123,7 @@ def simulate(net, dt, tstop):
             P11[i, c] = math.exp(-h / tau)
             P21[i, c] = h * P11[i, c]
             P31[i, c], P32[i, c] = alpha_propagator(tau, Tau, C, h)
-            PSCI[i, c] = 1.0 * math.e / tau
+            PSCI[i, c] = 1.0 * math.e / tau * (1.0 if amps is None or c < len(amps) // 2 else amps[c])
     # outgoing edges per (population, source) with target index, channel, weight, delay steps
     out = {}
     dmax = 1
@@ -168,7 +178,7 @@ def simulate(net, dt, tstop):
         U = Unew
         y2 = P21 * y1 + P11 * y2
         y1 = y1 * P11
-        y1 = y1 + PSCI * W[n % L]
+        y1 = y1 + PSCI * np.take_along_axis(W[n % L], src, axis=1)
         W[n % L] = 0
         V[n] = U
         for i in np.nonzero(z)[0]:

@@ -88,9 +88,10 @@ def make_iaf(net):
             continue
         with open(os.path.join(models, r["dynamics_params"])) as g:
             p = json.load(g)
+        tau = p.get("tau_syn", p.get("tau_syn_fast"))  # (after make_double_alpha: its fast kernels)
         q = {"C_m": p["C_m"], "tau_m": p["C_m"] / p["g"], "E_L": p["E_L"], "V_th": p["V_th"],
-             "V_reset": p["V_reset"], "t_ref": p["t_ref"], "tau_syn_ex": p["tau_syn"][0],
-             "tau_syn_in": p["tau_syn"][2], "I_e": 20.0, "V_min": p["E_L"] + 4.0, "V_m": p["E_L"] + 2.0}
+             "V_reset": p["V_reset"], "t_ref": p["t_ref"], "tau_syn_ex": tau[0],
+             "tau_syn_in": tau[2], "I_e": 20.0, "V_min": p["E_L"] + 4.0, "V_m": p["E_L"] + 2.0}
         name = "iaf_%s.json" % r["node_type_id"]
         with open(os.path.join(models, name), "w") as g:
             json.dump(q, g)

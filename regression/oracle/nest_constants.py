@@ -21,8 +21,6 @@ def nest_constants(net, raw, dt):
     net.asc_sc, net.asc_rr = np.zeros((N, A)), np.zeros((N, A))
     net.v_init, net.i_e, net.v_min = np.zeros(N), np.zeros(N), np.full(N, -math.inf)
     for i, r in enumerate(raw):
-        if r['slow']:
-            raise ValueError('glif_psc_double_alpha is not part of the nest mode')
         vs = r['V_th'] - r['E_L']
         if net.iaf[i]:
             Tau = r['tau_m']
@@ -43,8 +41,11 @@ def nest_constants(net, raw, dt):
                 net.asc_rr[i, a] = r['asc_r'][a] * math.exp(-k * r['t_ref'])
         net.v_init[i] = (V_m - r['E_L']) / vs
         net.t_ref_steps[i] = ref.refractory_steps(r['t_ref'], dt)
-        for c, tau in enumerate(r['tau_syn']):
+        # the ports' kernels, then (glif_psc_double_alpha) their slow kernels, driven by the same port
+        kernels = [(tau, None) for tau in r['tau_syn']] + list(r['slow'])
+        for c, (tau, amp) in enumerate(kernels):
             net.syn_decay[i, c] = math.exp(-h / tau)
             net.p31[i, c], net.p32[i, c] = ref.alpha_propagator(tau, Tau, r['C_m'], h)
+            net.psc_initial[i, c] = 1.0 * math.e / tau * (1.0 if amp is None else amp)
     net.dt_syn_decay = h * net.syn_decay
     net.delay_steps = ref.delay_steps

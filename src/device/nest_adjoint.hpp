@@ -49,6 +49,13 @@ struct NestNeuronAdjointFunctor {
       a.gQ(c, i, b) = static_cast<Acc>(sd * gQ + h * sd * gP + static_cast<double>(k.p31(c, i)) * gx);
       a.gP(c, i, b) = static_cast<Acc>(sd * gP + static_cast<double>(k.p32(c, i)) * gx);
     }
+    if (k.any_slow) {  // a slow channel's drive is its port's (glif_psc_double_alpha): its gradient moves there
+      const int nr = k.n_receptors(i);
+      for (int c = nr; c < nch; ++c) {
+        a.gu(slot_gu, c - nr, i, b) += a.gu(slot_gu, c, i, b);
+        a.gu(slot_gu, c, i, b) = Acc(0);
+      }
+    }
     const double self = open ? static_cast<double>(k.decay(i)) + (k.iaf(i) ? 1.0 : 0.0) : 1.0;
     a.gV(i, b) = static_cast<Acc>(p.vdamp_keep * self * X);
   }

@@ -230,6 +230,9 @@ void derive_nest(const NeuronParams& p, double dt, DerivedNeuron& d) {
   d.p32.clear();
   for (std::size_t c = 0; c < p.tau_syn.size(); ++c) {
     d.syn_decay[c] = std::exp(-h / p.tau_syn[c]);
+    // PSCInitialValues (glif_psc_double_alpha.cpp l.513-514: the slow one is 1.0 * e / tau_slow * amp_slow)
+    const double e_tau = 1.0 * std::exp(1.0) / p.tau_syn[c];
+    d.psc_initial[c] = static_cast<int>(c) < d.n_receptors ? e_tau : e_tau * p.psc_amp[c];
     double P31 = 0, P32 = 0;
     nest_alpha_propagator(p.tau_syn[c], Tau, p.C_m, h, P31, P32);
     d.p31.push_back(P31);
@@ -269,10 +272,6 @@ DerivedNeuron derive_neuron(const NeuronParams& p, double dt, Dynamics dynamics)
 void check_model_for_dynamics(const NeuronParams& p, Dynamics dynamics, const std::string& file,
                               const std::string& label) {
   if (dynamics == Dynamics::Nest) {
-    if (p.kind == ModelKind::GlifPscDoubleAlpha)  // (not yet compared with NEST's glif_psc_double_alpha)
-      throw InputError(file, label, "model_template",
-                       "nest:glif_psc_double_alpha is not available with run.dynamics = \"nest\" (nest:glif_psc "
-                       "and nest:iaf_psc_alpha are; docs/model-nest.md)");
     return;
   }
   const std::string hint = " (run.dynamics = \"nest\" supports it; docs/model-nest.md)";
