@@ -9,6 +9,7 @@
 #include "sim/simulator.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
+#include "test_trace.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;
@@ -22,21 +23,11 @@ struct NestTrace {
 };
 
 NestTrace run_nest(const Network& net, const std::vector<PreparedInput>& inputs, std::int64_t steps, int i = 0) {
-  SimOptions o;
-  o.batch_size = 1;
-  o.n_steps = steps;
-  o.record_v = true;
-  o.record_chunk = 16;
-  Simulator<double, TEST_EXECSPACE> sim(TEST_EXECSPACE(), net, inputs, o);
-  sim.reset();
+  const Trace t = run(net, inputs, {}, steps);
   NestTrace tr;
-  const double vs = net.neurons[static_cast<std::size_t>(i)].vs;
-  sim.run(steps, [&](const RecordedChunk& c) {
-    for (int k = 0; k < c.n_steps; ++k) {
-      tr.u.push_back(c.v(k, 0, i) * vs);
-      if (c.z(k, 0, i)) tr.spikes.push_back(c.first_step + k);
-    }
-  });
+  for (const auto& v : t.v)
+    tr.u.push_back(v[static_cast<std::size_t>(i)] * net.neurons[static_cast<std::size_t>(i)].vs);
+  tr.spikes = spike_steps(t, static_cast<std::size_t>(i));
   return tr;
 }
 
@@ -101,8 +92,8 @@ TEST(NestMode, AlphaPscVoltageIsTheExactSolution) {
     for (const bool is_iaf : {true, false}) {
       const double w = 120.0, tau_s = 2.0, C = 250, tau_m = 10;
       // V_th - E_L = 128 mV: w / vs = 0.9375 is exact in the fixed-point drive (2^-36 units, docs/model.md)
-      NeuronParams p = is_iaf ? iaf(C, tau_m, -70, 58, -70, 2.0, tau_s)
-                              : glif(C, C / tau_m, -70, 58, -70, 2.0, {tau_s, 5.0});
+      NeuronParams p =
+          is_iaf ? iaf(C, tau_m, -70, 58, -70, 2.0, tau_s) : glif(C, C / tau_m, -70, 58, -70, 2.0, {tau_s, 5.0});
       if (!is_iaf) {
         p.has_V_m = true;
         p.V_m = -70;

@@ -67,6 +67,30 @@ class TorchModel:
         """Concatenate the surface tensors back into edge order (differentiable)."""
         return torch.cat([wsurf[s] for s in self.surface_names])[self.inv_order]
 
+    def discrete_step(self, v, r, asc, psc_rise, psc, u, zsg, spike_fn, vdamp):
+        """Steps 2-7 of MODEL.md section 4; zsg is sg(z_prev) (or the tests' frozen sequence)."""
+        R, A = self.R, self.A
+        # 2. alpha PSC
+        new_psc_rise = self.syn_decay * psc_rise + self.psc_initial * u
+        new_psc = self.syn_decay * psc + self.dt_syn_decay * psc_rise
+        # 3. ASC jump (stop-gradient on z_prev)
+        new_asc = self.asc_decay_f * asc + zsg[:, :, None] * self.asc_amps_n
+        # 4. current from the old psc and asc
+        c_psc = psc[:, :, 0]
+        for k in range(1, R):
+            c_psc = c_psc + psc[:, :, k]
+        c_asc = asc[:, :, 0]
+        for k in range(1, A):
+            c_asc = c_asc + asc[:, :, k]
+        cur = c_psc + c_asc
+        # 5. membrane: damped self-loop, soft reset with stop-gradient
+        new_v = self.decay * vdamp(v) + self.current_factor * cur - zsg * self.reset_amount
+        # 6. refractory counter (no gradient)
+        new_r = torch.clamp(r + zsg * self.t_ref_steps - 1.0, min=0.0)
+        # 7. spike
+        z = spike_fn(new_v, new_r == 0)
+        return new_v, new_r, new_asc, new_psc_rise, new_psc, z
+
     def nest_step(self, v, r, asc, psc_rise, psc, u, spike_fn, vdamp):
         """One step of docs/model-nest.md section 1 (glif_psc / iaf_psc_alpha), section 6's gradient conventions:
         the V of a held step is vdamp(V); the reset, the ASC and the refractory counter carry no gradient; the V_min
@@ -146,42 +170,18 @@ class TorchModel:
             if self.nest:
                 new_v, new_r, new_asc, new_psc_rise, new_psc, z, v_seen = self.nest_step(v, r, asc, psc_rise, psc, u,
                                                                                         spike_fn, vdamp)
-                psc_rise, psc, asc, v, r, z_prev = new_psc_rise, new_psc, new_asc, new_v, new_r, z
-                acts.append(torch.cat([rdamp(z), x[:, t, :]], dim=1))
-                if t < warmup:
-                    continue
-                zs.append(z)
-                vs.append(v_seen)
-                for k in rec:
-                    rec[k].append({'u': u, 'psc': psc, 'psc_rise': psc_rise, 'asc': asc, 'r': r}[k])
-                continue
-            # 2. alpha PSC
-            new_psc_rise = self.syn_decay * psc_rise + self.psc_initial * u
-            new_psc = self.syn_decay * psc + self.dt_syn_decay * psc_rise
-            zsg = z_prev.detach() if sg_z is None else (sg_z[t - 1] if t > 0 else torch.zeros_like(z_prev))
-            # 3. ASC jump (stop-gradient on z_prev)
-            new_asc = self.asc_decay_f * asc + zsg[:, :, None] * self.asc_amps_n
-            # 4. current from the old psc and asc
-            c_psc = psc[:, :, 0]
-            for k in range(1, R):
-                c_psc = c_psc + psc[:, :, k]
-            c_asc = asc[:, :, 0]
-            for k in range(1, A):
-                c_asc = c_asc + asc[:, :, k]
-            cur = c_psc + c_asc
-            # 5. membrane: damped self-loop, soft reset with stop-gradient
-            new_v = self.decay * vdamp(v) + self.current_factor * cur - zsg * self.reset_amount
-            # 6. refractory counter (no gradient)
-            new_r = torch.clamp(r + zsg * self.t_ref_steps - 1.0, min=0.0)
-            # 7. spike
-            z = spike_fn(new_v, new_r == 0)
+            else:
+                zsg = z_prev.detach() if sg_z is None else (sg_z[t - 1] if t > 0 else torch.zeros_like(z_prev))
+                new_v, new_r, new_asc, new_psc_rise, new_psc, z = self.discrete_step(v, r, asc, psc_rise, psc, u, zsg,
+                                                                                     spike_fn, vdamp)
+                v_seen = new_v  # what the losses see (nest: V before the reset)
             psc_rise, psc, asc, v, r, z_prev = new_psc_rise, new_psc, new_asc, new_v, new_r, z
             # 8. history: recurrent reads see the damped z, inputs carry no gradient
             acts.append(torch.cat([rdamp(z), x[:, t, :]], dim=1))
             if t < warmup:
                 continue
             zs.append(z)
-            vs.append(v)
+            vs.append(v_seen)
             for k in rec:
                 rec[k].append({'u': u, 'psc': psc, 'psc_rise': psc_rise, 'asc': asc, 'r': r}[k])
         out = {'z': torch.stack(zs, 1), 'v': torch.stack(vs, 1)}

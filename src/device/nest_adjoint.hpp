@@ -1,8 +1,9 @@
 // The neuron adjoint of run.dynamics = "nest" (docs/model-nest.md section 6), one step in reverse. Per sample b
 // and neuron i, with U~_n the V of step n before the reset, g_n = 1 if step n integrated (0: V held), y1 = psc_rise,
 // y2 = psc:
-//   U~_n = g_n (P33' damp(U_{n-1}) + P30 (I_e + S_n) + sum_c P31_c y1_{n-1,c} + P32_c y2_{n-1,c}) + (1 - g_n) damp(U_{n-1})
-//   U_n = U~_n - sg(z_n (U~_n - V_reset)),   z_n = H(U~_n - 1) g_n      (P33' = P33; iaf: 1 + expm1(-h/tau_m))
+//   U~_n = g_n (P33' damp(U_{n-1}) + P30 (I_e + S_n) + sum_c P31_c y1_{n-1,c} + P32_c y2_{n-1,c})
+//          + (1 - g_n) damp(U_{n-1})                                  (P33' = P33; iaf: 1 + expm1(-h/tau_m))
+//   U_n = U~_n - sg(z_n (U~_n - V_reset)),   z_n = H(U~_n - 1) g_n
 //   y2_n = h P11 y1_{n-1} + P11 y2_{n-1},   y1_n = P11 y1_{n-1} + PSCi u_n
 // so, with a.gV holding dL/dU_n, a.gQ / a.gP dL/dy1_n / dL/dy2_n (from the steps after n):
 //   X = a.gV + dL/dU~_n (losses) + g_n gz_n surrogate(U~_n)              (dL/dU~_n)

@@ -56,16 +56,14 @@ struct NestStepFunctor {
         for (int c = 0; c < R; ++c) v += k.p31(c, i) * s.psc_rise(b, c, i) + k.p32(c, i) * s.psc(b, c, i);
         z = v > Real(1) ? 1 : 0;
       }
-      if (v_pre.extent(0) > 0) v_pre(b, i) = v;
-      if (z) {  // refractory count, ASC jump (glif only: iaf's amps are 0), hard reset in the same step
-        r = k.t_ref_steps(i);
-        for (int a = 0; a < kNumAsc; ++a)
-          s.asc(b, a, i) = k.asc_amps(a, i) + s.asc(b, a, i) * k.asc_refr(a, i);
-        v = k.v_reset(i);
-      }
     } else {
       --r;  // V held, ASC frozen
-      if (v_pre.extent(0) > 0) v_pre(b, i) = v;
+    }
+    if (v_pre.extent(0) > 0) v_pre(b, i) = v;
+    if (z) {  // (only an open step spikes) refractory count, ASC jump (iaf's amps are 0), hard reset in this step
+      r = k.t_ref_steps(i);
+      for (int a = 0; a < kNumAsc; ++a) s.asc(b, a, i) = k.asc_amps(a, i) + s.asc(b, a, i) * k.asc_refr(a, i);
+      v = k.v_reset(i);
     }
     for (int c = 0; c < R; ++c) {  // always (glif_psc.cpp l.582-590): y2 first from the old y1
       const Real rise = s.psc_rise(b, c, i);

@@ -159,8 +159,8 @@ bool reads_parameter(const std::string& model, const std::string& key, bool* is_
                                                 "t_ref", "asc_amps", "asc_decay", "asc_r", "V_m"};
   static const std::vector<std::string> flags = {"spike_dependent_threshold", "adapting_threshold",
                                                  "after_spike_currents"};
-  static const std::vector<std::string> iaf = {"E_L",   "V_th",       "V_reset",    "C_m", "tau_m",
-                                               "t_ref", "tau_syn_ex", "tau_syn_in", "I_e", "V_min", "V_m"};
+  static const std::vector<std::string> iaf = {"E_L",        "V_th",       "V_reset", "C_m",   "tau_m", "t_ref",
+                                               "tau_syn_ex", "tau_syn_in", "I_e",     "V_min", "V_m"};
   auto in = [&key](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), key) != v.end(); };
   if (is_flag) *is_flag = false;
   if (model == "iaf_psc_alpha") return in(iaf);
@@ -278,8 +278,7 @@ void check_model_for_dynamics(const NeuronParams& p, Dynamics dynamics, const st
   if (p.I_e != 0.0) throw InputError(file, label, "I_e", "a non-zero constant current is not supported" + hint);
   if (p.has_V_min) throw InputError(file, label, "V_min", "a lower bound of V_m is not supported" + hint);
   for (int k = 0; k < kNumAsc; ++k)
-    if (p.asc_r[k] != 1.0)
-      throw InputError(file, label, "asc_r", "values other than 1 are not supported" + hint);
+    if (p.asc_r[k] != 1.0) throw InputError(file, label, "asc_r", "values other than 1 are not supported" + hint);
 }
 
 void check_derived_neuron(const DerivedNeuron& d, const std::string& file, const std::string& label) {

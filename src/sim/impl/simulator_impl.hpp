@@ -234,18 +234,18 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
         k_, state_, u_, z_ring_, v_step_, v_pre_, held_, static_cast<Real>(nest_h_), int(N_), slot_now};
     device::nest_step(space_, nf, B_);
   } else {
-  device::NeuronStepFunctor<Real, ExecSpace> nf{k_,
-                                                state_,
-                                                u_,
-                                                z_ring_,
-                                                v_step_,
-                                                i_ext_,
-                                                static_cast<Real>(dt_),
-                                                int(N_),
-                                                slot_prev,
-                                                slot_now,
-                                                t > 0 || history_ > 0};
-  device::neuron_step(space_, nf, B_);
+    device::NeuronStepFunctor<Real, ExecSpace> nf{k_,
+                                                  state_,
+                                                  u_,
+                                                  z_ring_,
+                                                  v_step_,
+                                                  i_ext_,
+                                                  static_cast<Real>(dt_),
+                                                  int(N_),
+                                                  slot_prev,
+                                                  slot_now,
+                                                  t > 0 || history_ > 0};
+    device::neuron_step(space_, nf, B_);
   }
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
