@@ -56,6 +56,15 @@ struct ToSamplesFastest {
     const int b = static_cast<int>(idx % B);
     dst(dst_slot, i, b) = zero ? T(0) : src(src_slot, b, i);
   }
+  // Hosts: tiles of kTile elements of every sample (no index division; the tile stays in L1).
+  static constexpr std::int64_t kTile = 64;
+  struct HostTile {};
+  KOKKOS_INLINE_FUNCTION void operator()(HostTile, const std::int64_t tile) const {
+    const std::int64_t n = static_cast<std::int64_t>(dst.extent(1));
+    const std::int64_t i0 = tile * kTile, i1 = i0 + kTile < n ? i0 + kTile : n;
+    for (int b = 0; b < B; ++b)
+      for (std::int64_t i = i0; i < i1; ++i) dst(dst_slot, i, b) = zero ? T(0) : src(src_slot, b, i);
+  }
 };
 
 // The neuron adjoint of step t; reads V_t and r_t of the segment record. Devices: idx runs over (i, b), b
@@ -165,6 +174,65 @@ struct RecordActivity {
   }
 };
 
+// The active samples of one source at one step (host shapes of the weight gradient).
+struct HostActiveLanes {
+  int nact = 0, b1 = 0, b2 = 0;
+};
+template <class Activity>
+KOKKOS_INLINE_FUNCTION HostActiveLanes host_active_lanes(const Activity* act, const int B) {
+  HostActiveLanes l;
+  for (int b = 0; b < B; ++b) {
+    if (act[b] == 0) continue;
+    if (l.nact == 0) l.b1 = b;
+    if (l.nact == 1) l.b2 = b;
+    ++l.nact;
+  }
+  return l;
+}
+
+KOKKOS_INLINE_FUNCTION double lane_tree_sum(const double* p) {
+  double s8[8];
+  for (int q = 0; q < 8; ++q) s8[q] = p[q] + p[q + 8];
+  const double s4[4] = {s8[0] + s8[4], s8[1] + s8[5], s8[2] + s8[6], s8[3] + s8[7]};
+  return (s4[0] + s4[2]) + (s4[1] + s4[3]);
+}
+
+// Host shapes: grad[k] += sum_b line(k)[b] act[b] for the edges k0..k1 of one active group, the products summed
+// in double in a fixed tree over blocks of 16 lanes. With one active sample, or two in the same lane block, the
+// tree sum is exactly the sum of their products (the other lanes add zeros), so only those lanes are read.
+template <class Activity, class Line>
+KOKKOS_INLINE_FUNCTION void host_group_weight_grad(const HostActiveLanes& l, const Activity* act, const int B,
+                                                   const std::int64_t k0, const std::int64_t k1, Line&& line,
+                                                   double* grad) {
+  constexpr int kLanes = compat::kHostSampleLanes;
+  static_assert(kLanes == 16, "lane_tree_sum sums 16 lanes");
+  if (l.nact == 1 || (l.nact == 2 && l.b1 / kLanes == l.b2 / kLanes)) {
+    const double x1 = static_cast<double>(act[l.b1]);
+    const double x2 = l.nact == 2 ? static_cast<double>(act[l.b2]) : 0.0;
+    for (std::int64_t k = k0; k < k1; ++k) {
+      const auto* gk = line(k);
+      const double p1 = static_cast<double>(gk[l.b1]) * x1;
+      grad[k] += l.nact == 1 ? p1 : p1 + static_cast<double>(gk[l.b2]) * x2;
+    }
+    return;
+  }
+  for (int b0 = 0; b0 < B; b0 += kLanes) {
+    const int nb = B - b0 < kLanes ? B - b0 : kLanes;
+    double x[kLanes];
+    for (int q = 0; q < kLanes; ++q) x[q] = q < nb ? static_cast<double>(act[b0 + q]) : 0.0;
+    for (std::int64_t k = k0; k < k1; ++k) {
+      const auto* gk = line(k) + b0;
+      double p[kLanes];
+      if (nb == kLanes) {
+        for (int q = 0; q < kLanes; ++q) p[q] = static_cast<double>(gk[q]) * x[q];
+      } else {
+        for (int q = 0; q < kLanes; ++q) p[q] = q < nb ? static_cast<double>(gk[q]) * x[q] : 0.0;
+      }
+      grad[k] += lane_tree_sum(p);
+    }
+  }
+}
+
 // dL/dw_e += sum_b gu_t[c_e, post_e, b] act(pre_e, t - d_e, b), event-driven; every edge has one writer, so no
 // atomics. act_ext holds steps t0 - D .. t0 + C - 1 at index step - (t0 - D).
 // * hosts (untagged): a thread per (source, delay) group; groups without activity in any sample leave at once,
@@ -185,13 +253,8 @@ struct WeightGradFunctor {
   std::int64_t t, ext_base, n_groups;                                // ext_base = t0 - D
   int D, B, slot_gu;
   std::int64_t s_min = 0;  // first step with activity (PropagateFunctor::s_min)
-
-  KOKKOS_INLINE_FUNCTION static double tree_sum(const double* p) {
-    double s8[8];
-    for (int q = 0; q < 8; ++q) s8[q] = p[q] + p[q + 8];
-    const double s4[4] = {s8[0] + s8[4], s8[1] + s8[5], s8[2] + s8[6], s8[3] + s8[7]};
-    return (s4[0] + s4[2]) + (s4[1] + s4[3]);
-  }
+  // groups whose activity step is s_end or later are skipped (host shapes: the spike adjoint has added them)
+  std::int64_t s_end = INT64_MAX;
 
   // Host shape: team r, thread k handles group r * team_size + k.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -200,43 +263,18 @@ struct WeightGradFunctor {
     const std::int64_t j = g / D;
     const int d = static_cast<int>(g % D) + 1;
     const std::int64_t s = t - d;
-    if (s < s_min || e.offsets(g) == e.offsets(g + 1)) return;
-    const int xi = static_cast<int>(s - ext_base);
-    // Active samples of the group; with one, or two in the same lane block, the tree sum is exactly the sum of
-    // their products (the other lanes add zeros), so only those lanes are read.
-    int nact = 0, b1 = 0, b2 = 0;
-    for (int b = 0; b < B; ++b) {
-      if (act_ext(xi, j, b) == 0) continue;
-      if (nact == 0) b1 = b;
-      if (nact == 1) b2 = b;
-      ++nact;
-    }
-    if (nact == 0) return;
-    if (nact == 1 || (nact == 2 && b1 / kLanes == b2 / kLanes)) {
-      const double x1 = static_cast<double>(act_ext(xi, j, b1));
-      const double x2 = nact == 2 ? static_cast<double>(act_ext(xi, j, b2)) : 0.0;
-      for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
-        const Acc* gk = &gu(slot_gu, e.channel(k), e.target(k), 0);
-        const double p1 = static_cast<double>(gk[b1]) * x1;
-        grad(k) += nact == 1 ? p1 : p1 + static_cast<double>(gk[b2]) * x2;
-      }
-      return;
-    }
-    for (int b0 = 0; b0 < B; b0 += kLanes) {
-      const int nb = B - b0 < kLanes ? B - b0 : kLanes;
-      double x[kLanes];
-      for (int q = 0; q < kLanes; ++q) x[q] = q < nb ? static_cast<double>(act_ext(xi, j, b0 + q)) : 0.0;
-      for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
-        const Acc* gk = &gu(slot_gu, e.channel(k), e.target(k), b0);
-        double p[kLanes];
-        if (nb == kLanes) {
-          for (int q = 0; q < kLanes; ++q) p[q] = static_cast<double>(gk[q]) * x[q];
-        } else {
-          for (int q = 0; q < kLanes; ++q) p[q] = q < nb ? static_cast<double>(gk[q]) * x[q] : 0.0;
-        }
-        grad(k) += tree_sum(p);
-      }
-    }
+    if (s < s_min || s >= s_end || e.offsets(g) == e.offsets(g + 1)) return;
+    const Activity* act = &act_ext(static_cast<int>(s - ext_base), j, 0);
+    const HostActiveLanes lanes = host_active_lanes(act, B);
+    if (lanes.nact == 0) return;
+    const Acc* line = &gu(slot_gu, 0, 0, 0);
+    const std::int64_t R_stride = static_cast<std::int64_t>(gu.extent(2)) * B;
+    host_group_weight_grad(
+        lanes, act, B, e.offsets(g), e.offsets(g + 1),
+        [&](const std::int64_t k) {
+          return line + static_cast<std::int64_t>(e.channel(k)) * R_stride + e.target(k) * B;
+        },
+        grad.data());
   }
 
   // Device shape: team r takes active groups r, r + league, ...

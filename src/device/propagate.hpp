@@ -65,19 +65,37 @@ struct PropagateFunctor {
     }
   }
 
-  // Sample b: every active (j, d) of this sample.
+  // Sample b: every active (j, d) of this sample. Raw pointers and local bounds: the drive row is the only
+  // thing written, so nothing the loop reads has to be reloaded after each addition.
   KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int b) const {
+    const std::int64_t* const off = e.offsets.data();
+    const std::int32_t* const tgt = e.target.data();
+    const std::uint8_t* const chn = e.channel.data();
+    const Real* const wgt = e.weight.data();
+    std::int64_t* const ub = &u(b, 0, 0);
+    const std::int64_t nstride = static_cast<std::int64_t>(u.extent(2));
+    const std::int64_t n_src = e.n_sources;
     for (int dm1 = 0; dm1 < D; ++dm1) {
       const std::int64_t src_step = t - (dm1 + 1);
       if (src_step < s_min) continue;
       const int slot = static_cast<int>((src_step + D) % D);
-      for (std::int64_t j = 0; j < e.n_sources; ++j) {
-        const Activity a = ring(slot, b, j);
-        if (a == 0) continue;
-        const double fa = static_cast<double>(a);
-        const std::int64_t g = j * D + dm1;
-        for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k)
-          u(b, e.channel(k), e.target(k)) += to_fixed(static_cast<double>(e.weight(k)) * fa);
+      const Activity* const act = &ring(slot, b, 0);
+      // sources kWord at a time: at cortical rates most words of the activity row are all zero
+      constexpr std::int64_t kWord = 8;
+      for (std::int64_t j0 = 0; j0 < n_src; j0 += kWord) {
+        const std::int64_t j1 = j0 + kWord < n_src ? j0 + kWord : n_src;
+        bool any = false;
+        for (std::int64_t j = j0; j < j1; ++j) any |= act[j] != 0;
+        if (!any) continue;
+        for (std::int64_t j = j0; j < j1; ++j) {
+          const Activity a = act[j];
+          if (a == 0) continue;
+          const double fa = static_cast<double>(a);
+          const std::int64_t g = j * D + dm1;
+          const std::int64_t k1 = off[g + 1];
+          for (std::int64_t k = off[g]; k < k1; ++k)
+            ub[static_cast<std::int64_t>(chn[k]) * nstride + tgt[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
+        }
       }
     }
   }

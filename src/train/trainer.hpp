@@ -13,6 +13,7 @@
 #include "train/losses.hpp"
 #include "train/sample_schedule.hpp"
 #include "train/train_config.hpp"
+#include "util/kokkos_compat.hpp"
 
 namespace dpointnet {
 
@@ -113,6 +114,11 @@ class Trainer {
   void forward_with_snapshots(int micro_batch);
   void backward();
   void reverse_step(std::int64_t t, std::int64_t t0);
+  // Host shapes add the recurrent weight gradient inside the spike adjoint (device::FusedWeightGrad).
+  bool fused_recurrent_grad() const {
+    return compat::host_execution<ExecSpace> && !surfaces_.empty() && surfaces_[0].set == 0 && surfaces_[0].trainable &&
+           sim_->edges(0).weight.extent(0) > 0;
+  }
   double weight_regularizer();  // adds its gradient; returns sum of (w - w0)^2 over trainable edges
   Kokkos::View<Real*, MemSpace>& weights(Surface<Real, MemSpace>& s) { return sim_->edges(s.set).weight; }
 

@@ -203,6 +203,16 @@ void Trainer<Real, ExecSpace>::backward() {
     t_recompute_ += std::chrono::duration<double>(tr1 - tr0).count();
     Kokkos::Profiling::pushRegion("dpointnet::reverse_steps");
     for (std::int64_t t = t1 - 1; t >= t0; --t) reverse_step(t, t0);
+    if (seg == 0 && fused_recurrent_grad()) {
+      // the fused recurrent weight gradient's terms from activity before the first reverse step (warm-up or
+      // carried state), in decreasing activity step as the separate kernel adds them
+      using SA = device::SpikeAdjointFunctor<Real, Acc, ExecSpace>;
+      for (std::int64_t s = t0 - 1; s >= std::max<std::int64_t>(s_min_, t0 - D_); --s) {
+        SA sa{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), s, W_ + T_, N_, D_, B_};
+        sa.wg = {rec_.z, surfaces_[0].grad, t0 - D_, t0, true};
+        device::spike_adjoint(space_, sa);
+      }
+    }
     Kokkos::Profiling::popRegion();
     Kokkos::fence();
     t_backward_ += std::chrono::duration<double>(clock::now() - tr1).count();
@@ -216,7 +226,10 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
   const int D = D_;
   const int slot_gu = static_cast<int>(t % D);
   using SA = device::SpikeAdjointFunctor<Real, Acc, ExecSpace>;
-  device::spike_adjoint(space_, SA{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D, B_});
+  SA sa{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D, B_};
+  const bool fused = fused_recurrent_grad();
+  if (fused) sa.wg = {rec_.z, surfaces_[0].grad, t0 - D, 0, false};
+  device::spike_adjoint(space_, sa);
   if (sim_->constants().nest) {
     device::NestNeuronAdjointFunctor<Real, Acc, ExecSpace> na{
         sim_->constants(), adj_, rec_, bp_, nest_time::step_ms(net_.dt), static_cast<int>(t - t0), slot_gu, B_, R_};
@@ -233,6 +246,7 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
     if (!s.trainable || e.weight.extent(0) == 0) continue;
     const std::int64_t groups = e.n_sources * D;
     if (q == 0) {
+      if (fused) continue;  // added by the spike adjoint
       device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint8_t> wg{e,      rec_.z, adj_.gu, s.grad,  t,     t0 - D,
                                                                        groups, D,      B_,      slot_gu, s_min_};
       device::weight_grad(space_, "dpointnet::backward_weight_grad_recurrent", wg);

@@ -15,8 +15,14 @@ void to_samples_fastest(const ExecSpace& space, const Src& src, int src_slot, co
   using T = typename Dst::non_const_value_type;
   const int B = static_cast<int>(dst.extent(2));
   const std::int64_t n = static_cast<std::int64_t>(dst.extent(1));
-  Kokkos::parallel_for("dpointnet::record_samples_fastest", Kokkos::RangePolicy<ExecSpace>(space, 0, n * B),
-                       device::ToSamplesFastest<T, ExecSpace>{src, dst, src_slot, dst_slot, B, zero});
+  using F = device::ToSamplesFastest<T, ExecSpace>;
+  const F f{src, dst, src_slot, dst_slot, B, zero};
+  if constexpr (compat::host_execution<ExecSpace>)
+    Kokkos::parallel_for("dpointnet::record_samples_fastest",
+                         Kokkos::RangePolicy<ExecSpace, typename F::HostTile>(space, 0, (n + F::kTile - 1) / F::kTile),
+                         f);
+  else
+    Kokkos::parallel_for("dpointnet::record_samples_fastest", Kokkos::RangePolicy<ExecSpace>(space, 0, n * B), f);
 }
 // A [B][n] view as a one-slot [1][B][n] view of the same memory.
 template <class V>
