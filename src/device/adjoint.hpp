@@ -253,8 +253,6 @@ struct WeightGradFunctor {
   std::int64_t t, ext_base, n_groups;                                // ext_base = t0 - D
   int D, B, slot_gu;
   std::int64_t s_min = 0;  // first step with activity (PropagateFunctor::s_min)
-  // groups whose activity step is s_end or later are skipped (host shapes: the spike adjoint has added them)
-  std::int64_t s_end = INT64_MAX;
 
   // Host shape: team r, thread k handles group r * team_size + k.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -263,7 +261,7 @@ struct WeightGradFunctor {
     const std::int64_t j = g / D;
     const int d = static_cast<int>(g % D) + 1;
     const std::int64_t s = t - d;
-    if (s < s_min || s >= s_end || e.offsets(g) == e.offsets(g + 1)) return;
+    if (s < s_min || e.offsets(g) == e.offsets(g + 1)) return;
     const Activity* act = &act_ext(static_cast<int>(s - ext_base), j, 0);
     const HostActiveLanes lanes = host_active_lanes(act, B);
     if (lanes.nact == 0) return;
