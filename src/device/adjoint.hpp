@@ -265,14 +265,9 @@ struct WeightGradFunctor {
     const Activity* act = &act_ext(static_cast<int>(s - ext_base), j, 0);
     const HostActiveLanes lanes = host_active_lanes(act, B);
     if (lanes.nact == 0) return;
-    const Acc* line = &gu(slot_gu, 0, 0, 0);
-    const std::int64_t R_stride = static_cast<std::int64_t>(gu.extent(2)) * B;
     host_group_weight_grad(
         lanes, act, B, e.offsets(g), e.offsets(g + 1),
-        [&](const std::int64_t k) {
-          return line + static_cast<std::int64_t>(e.channel(k)) * R_stride + e.target(k) * B;
-        },
-        grad.data());
+        [&](const std::int64_t k) { return &gu(slot_gu, e.channel(k), e.target(k), 0); }, grad.data());
   }
 
   // Device shape: team r takes active groups r, r + league, ...

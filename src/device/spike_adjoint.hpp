@@ -72,28 +72,23 @@ struct SpikeAdjointFunctor {
     // the active lanes of each source of the block at step t (fused weight gradient)
     HostActiveLanes lanes[kHostSources];
     const std::uint8_t* act[kHostSources] = {};
-    if (fused && t >= wg.ext_base) {
+    if (fused) {
       for (std::int64_t j = j0; j < j1; ++j) {
         act[j - j0] = &wg.act_ext(static_cast<int>(t - wg.ext_base), j, 0);
         lanes[j - j0] = host_active_lanes(act[j - j0], B);
       }
     }
-    const std::int64_t slot_stride = static_cast<std::int64_t>(a.gu.extent(1)) * a.gu.extent(2) * B;
-    const std::int64_t ch_stride = static_cast<std::int64_t>(a.gu.extent(2)) * B;
     if (fused) {  // the weight gradient of the active groups, before the gz pass walks the same lines
       for (int d = 1; d <= D; ++d) {
         if (t + d >= T) break;
         if (wg.grad_only && t + d < wg.t_lo) continue;
-        const Acc* base = a.gu.data() + static_cast<std::int64_t>((t + d) % D) * slot_stride;
+        const int slot = static_cast<int>((t + d) % D);
         for (std::int64_t j = j0; j < j1; ++j) {
           if (lanes[j - j0].nact == 0) continue;
           const std::int64_t g = j * D + (d - 1);
           host_group_weight_grad(
               lanes[j - j0], act[j - j0], B, e.offsets(g), e.offsets(g + 1),
-              [&](const std::int64_t k) {
-                return base + static_cast<std::int64_t>(e.channel(k)) * ch_stride + e.target(k) * B;
-              },
-              wg.grad.data());
+              [&](const std::int64_t k) { return &a.gu(slot, e.channel(k), e.target(k), 0); }, wg.grad.data());
         }
       }
     }
