@@ -41,56 +41,60 @@ TEST(Propagation, ScatterMatchesEdgeList) {
       const auto e = static_cast<std::size_t>(order[static_cast<std::size_t>(k)]);
       ASSERT_EQ(p.source[e] * D + p.delay_steps[e] - 1, grp);
     }
+  // sparse activity (one source in 5) and every source active (N D = 300 groups per sample: more than the host
+  // shape lists at a time, PropagateFunctor::kList)
+  static_assert(device::PropagateFunctor<double, Exec, std::uint8_t>::kList < N * D, "the dense case overflows a list");
   for (const std::int64_t t : {std::int64_t(2), std::int64_t(12)})  // t < D: the delays reaching before step 0
     for (const int max_count : {1, 3})                              // spikes (uint8) and input counts (uint16)
-      for (const auto shape : {device::KernelShape::Host, device::KernelShape::Device}) {
-        SCOPED_TRACE(std::string(max_count == 1 ? "spikes" : "counts") +
-                     (shape == device::KernelShape::Host ? ", host shape" : ", device shape") + ", t " +
-                     std::to_string(t));
-        Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, Mem> ring("ring", D, B, N);
-        auto hr = Kokkos::create_mirror_view(ring);
-        for (int s = 0; s < D; ++s)
-          for (int b = 0; b < B; ++b)
-            for (int j = 0; j < N; ++j)
-              hr(s, b, j) = (gen() % 5 == 0) ? static_cast<std::uint16_t>(1 + gen() % max_count) : 0;
-        Kokkos::deep_copy(ring, hr);
-        Kokkos::View<std::int64_t***, Kokkos::LayoutRight, Mem> u("u", B, R, N);
-        if (max_count == 1) {
-          device::SpikeRing<Mem> spikes("spikes", D, B, N);
-          auto hs = Kokkos::create_mirror_view(spikes);
-          for (std::size_t q = 0; q < hs.span(); ++q) hs.data()[q] = static_cast<std::uint8_t>(hr.data()[q]);
-          Kokkos::deep_copy(spikes, hs);
-          device::propagate(Exec(), "scatter", device::PropagateFunctor<double, Exec, std::uint8_t>{g, spikes, u, t, D},
-                            B, shape);
-        } else {
-          device::propagate(Exec(), "scatter", device::PropagateFunctor<double, Exec, std::uint16_t>{g, ring, u, t, D},
-                            B, shape);
-        }
-        auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
-        // reference: u[b, i, c] = sum_s w_s a[b, pre_s, t - d_s], the ring slot of step k being k mod D; and the same
-        // sum in fixed point, in edge-list order (integer sums do not depend on the order)
-        std::vector<double> ref(static_cast<std::size_t>(B * R * N), 0.0);
-        std::vector<std::int64_t> ref_fixed(ref.size(), 0);
-        for (std::size_t e = 0; e < p.size(); ++e)
-          for (int b = 0; b < B; ++b) {
-            if (t - p.delay_steps[e] < 0) continue;  // nothing before step 0
-            const auto a = hr(static_cast<int>((t - p.delay_steps[e]) % D), b, p.source[e]);
-            const auto q = static_cast<std::size_t>((b * R + p.channel[e]) * N + p.target[e]);
-            ref[q] += w[e] * a;
-            if (a) ref_fixed[q] += device::to_fixed(w[e] * a);
+      for (const int one_in : {5, 1})
+        for (const auto shape : {device::KernelShape::Host, device::KernelShape::Device}) {
+          SCOPED_TRACE(std::string(max_count == 1 ? "spikes" : "counts") +
+                       (shape == device::KernelShape::Host ? ", host shape" : ", device shape") + ", t " +
+                       std::to_string(t) + ", active one in " + std::to_string(one_in));
+          Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, Mem> ring("ring", D, B, N);
+          auto hr = Kokkos::create_mirror_view(ring);
+          for (int s = 0; s < D; ++s)
+            for (int b = 0; b < B; ++b)
+              for (int j = 0; j < N; ++j)
+                hr(s, b, j) = (gen() % one_in == 0) ? static_cast<std::uint16_t>(1 + gen() % max_count) : 0;
+          Kokkos::deep_copy(ring, hr);
+          Kokkos::View<std::int64_t***, Kokkos::LayoutRight, Mem> u("u", B, R, N);
+          if (max_count == 1) {
+            device::SpikeRing<Mem> spikes("spikes", D, B, N);
+            auto hs = Kokkos::create_mirror_view(spikes);
+            for (std::size_t q = 0; q < hs.span(); ++q) hs.data()[q] = static_cast<std::uint8_t>(hr.data()[q]);
+            Kokkos::deep_copy(spikes, hs);
+            device::propagate(Exec(), "scatter",
+                              device::PropagateFunctor<double, Exec, std::uint8_t>{g, spikes, u, t, D}, B, shape);
+          } else {
+            device::propagate(Exec(), "scatter",
+                              device::PropagateFunctor<double, Exec, std::uint16_t>{g, ring, u, t, D}, B, shape);
           }
-        double worst = 0, scale = 0;
-        for (int b = 0; b < B; ++b)
-          for (int c = 0; c < R; ++c)
-            for (int i = 0; i < N; ++i) {
-              const auto q = static_cast<std::size_t>((b * R + c) * N + i);
-              ASSERT_EQ(h(b, c, i), ref_fixed[q]) << "fixed-point sums do not depend on the order of the terms";
-              worst = std::max(worst, std::fabs(device::from_fixed(h(b, c, i)) - ref[q]));
-              scale = std::max(scale, std::fabs(ref[q]));
+          auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
+          // reference: u[b, i, c] = sum_s w_s a[b, pre_s, t - d_s], the ring slot of step k being k mod D; and the same
+          // sum in fixed point, in edge-list order (integer sums do not depend on the order)
+          std::vector<double> ref(static_cast<std::size_t>(B * R * N), 0.0);
+          std::vector<std::int64_t> ref_fixed(ref.size(), 0);
+          for (std::size_t e = 0; e < p.size(); ++e)
+            for (int b = 0; b < B; ++b) {
+              if (t - p.delay_steps[e] < 0) continue;  // nothing before step 0
+              const auto a = hr(static_cast<int>((t - p.delay_steps[e]) % D), b, p.source[e]);
+              const auto q = static_cast<std::size_t>((b * R + p.channel[e]) * N + p.target[e]);
+              ref[q] += w[e] * a;
+              if (a) ref_fixed[q] += device::to_fixed(w[e] * a);
             }
-        EXPECT_GT(scale, 1.0);
-        EXPECT_LT(worst, 1e-9) << "a few hundred terms, each rounded to 2^-36";
-      }
+          double worst = 0, scale = 0;
+          for (int b = 0; b < B; ++b)
+            for (int c = 0; c < R; ++c)
+              for (int i = 0; i < N; ++i) {
+                const auto q = static_cast<std::size_t>((b * R + c) * N + i);
+                ASSERT_EQ(h(b, c, i), ref_fixed[q]) << "fixed-point sums do not depend on the order of the terms";
+                worst = std::max(worst, std::fabs(device::from_fixed(h(b, c, i)) - ref[q]));
+                scale = std::max(scale, std::fabs(ref[q]));
+              }
+          EXPECT_GT(scale, 1.0);
+          EXPECT_LT(worst, 1e-9) << "a few hundred terms, each rounded to 2^-36";
+        }
 }
 
 // The weight gradient dL/dw_e += sum_b gu[c_e, post_e, b] a(pre_e, t - d_e, b) of one reverse step, in both kernel

@@ -8,6 +8,7 @@
 #include "device/edge_layout.hpp"
 #include "device/fixed_point.hpp"
 #include "util/kokkos_compat.hpp"
+#include "util/prefetch.hpp"
 
 namespace dpointnet::device {
 
@@ -65,16 +66,44 @@ struct PropagateFunctor {
     }
   }
 
-  // Sample b: every active (j, d) of this sample. Raw pointers and local bounds: the drive row is the only
-  // thing written, so nothing the loop reads has to be reloaded after each addition.
-  KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int b) const {
+  // Host shape: adds the listed active groups of one sample (group[q], activity count[q]) into its drive row ub.
+  // While a group is added, the offsets of the group kAheadOffsets on and the first edge lines of the group
+  // kAheadEdges on are prefetched: at cortical rates the active groups are scattered over the edge arrays, and a
+  // group of a few dozen edges would otherwise wait for its lines one group after the other.
+  static constexpr int kList = 64, kAheadOffsets = 4, kAheadEdges = 2, kLinesAhead = 2;
+  KOKKOS_INLINE_FUNCTION void add_groups(const std::int64_t* group, const double* count, const int n,
+                                         std::int64_t* ub) const {
     const std::int64_t* const off = e.offsets.data();
     const std::int32_t* const tgt = e.target.data();
     const std::uint8_t* const chn = e.channel.data();
     const Real* const wgt = e.weight.data();
-    std::int64_t* const ub = &u(b, 0, 0);
     const std::int64_t nstride = static_cast<std::int64_t>(u.extent(2));
+    for (int q = 0; q < n; ++q) {
+      if (q + kAheadOffsets < n) compat::prefetch(off + group[q + kAheadOffsets]);
+      if (q + kAheadEdges < n) {
+        const std::int64_t k = off[group[q + kAheadEdges]];
+        for (int l = 0; l < kLinesAhead; ++l) {
+          compat::prefetch(tgt + k + 16 * l);
+          compat::prefetch(wgt + k + 16 * l);
+        }
+        compat::prefetch(chn + k);
+      }
+      const double fa = count[q];
+      const std::int64_t k1 = off[group[q] + 1];
+      for (std::int64_t k = off[group[q]]; k < k1; ++k)
+        ub[static_cast<std::int64_t>(chn[k]) * nstride + tgt[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
+    }
+  }
+
+  // Sample b: every active (j, d) of this sample, listed kList at a time and added by add_groups. Raw pointers and
+  // local bounds: the drive row is the only thing written, so nothing the loop reads has to be reloaded after
+  // each addition.
+  KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int b) const {
+    std::int64_t* const ub = &u(b, 0, 0);
     const std::int64_t n_src = e.n_sources;
+    std::int64_t group[kList];
+    double count[kList];
+    int n = 0;
     for (int dm1 = 0; dm1 < D; ++dm1) {
       const std::int64_t src_step = t - (dm1 + 1);
       if (src_step < s_min) continue;
@@ -90,14 +119,16 @@ struct PropagateFunctor {
         for (std::int64_t j = j0; j < j1; ++j) {
           const Activity a = act[j];
           if (a == 0) continue;
-          const double fa = static_cast<double>(a);
-          const std::int64_t g = j * D + dm1;
-          const std::int64_t k1 = off[g + 1];
-          for (std::int64_t k = off[g]; k < k1; ++k)
-            ub[static_cast<std::int64_t>(chn[k]) * nstride + tgt[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
+          group[n] = j * D + dm1;
+          count[n] = static_cast<double>(a);
+          if (++n == kList) {
+            add_groups(group, count, n, ub);
+            n = 0;
+          }
         }
       }
     }
+    add_groups(group, count, n, ub);
   }
 };
 

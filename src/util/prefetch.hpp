@@ -1,0 +1,18 @@
+// A software prefetch hint for the host shapes of the event-driven kernels (no-op in device code and on compilers
+// without the builtin).
+#pragma once
+#include <Kokkos_Core.hpp>
+
+namespace dpointnet::compat {
+
+KOKKOS_FORCEINLINE_FUNCTION void prefetch(const void* p) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
+  (void)p;
+#elif defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p, 0, 3);
+#else
+  (void)p;
+#endif
+}
+
+}  // namespace dpointnet::compat
