@@ -126,25 +126,82 @@ struct NeuronAdjointFunctor {
 
   void operator()(PerNeuron, const std::int64_t idx) const {
     const int i = static_cast<int>(idx);
-    const double cf = static_cast<double>(k.current_factor(i));
-    const int nch = k.n_channels(i);
     constexpr int L = compat::kHostSampleLanes;
     for (int b0 = 0; b0 < B; b0 += L) {
-      const int nb = B - b0 < L ? B - b0 : L;
-      double gv_next[L], gv[L];
-      for (int q = 0; q < nb; ++q) gv_next[q] = static_cast<double>(a.gV(i, b0 + q));
-      for (int q = 0; q < nb; ++q) gv[q] = voltage_adjoint(i, b0 + q, gv_next[q]);
-      for (int c = 0; c < R; ++c) {
-        if (c >= nch) {
-          for (int q = 0; q < nb; ++q) a.gu(slot_gu, c, i, b0 + q) = Acc(0);
-          continue;
-        }
-        for (int q = 0; q < nb; ++q) channel_adjoint(c, i, b0 + q, cf, gv_next[q]);
-      }
-      if (k.any_slow)
-        for (int q = 0; q < nb; ++q) fold_slow(i, b0 + q);
-      for (int q = 0; q < nb; ++q) a.gV(i, b0 + q) = static_cast<Acc>(gv[q]);
+      if (B - b0 >= L && !p.gauss)
+        full_lanes(i, b0);
+      else
+        some_lanes(i, b0, B - b0 < L ? B - b0 : L);
     }
+  }
+
+  // Hosts, kHostSampleLanes samples of one neuron with the triangle surrogate: the values of
+  // voltage_adjoint and channel_adjoint (the same operations in the same order), staged through local arrays so
+  // that every loop is a plain vector loop (the views' loads and stores cannot alias each other there).
+  void full_lanes(const int i, const int b0) const {
+    constexpr int L = compat::kHostSampleLanes;
+    const double cf = static_cast<double>(k.current_factor(i));
+    const double decay = static_cast<double>(k.decay(i));
+    const int nch = k.n_channels(i);
+    const Acc* const gVp = &a.gV(i, b0);
+    const Acc* const gzp = &a.gz(i, b0);
+    const Real* const vp = &rec.v(slot_rec, i, b0);
+    const std::int16_t* const rp = &rec.r(slot_rec, i, b0);
+    double gv_next[L], gv[L];
+    for (int q = 0; q < L; ++q) gv_next[q] = static_cast<double>(gVp[q]);
+    for (int q = 0; q < L; ++q) {
+      const double v = static_cast<double>(vp[q]);
+      const double x = v - 1.0;
+      const double tri = 1.0 - compat::fabs(x);
+      const double sur = tri > 0 ? p.gamma * tri : 0.0;  // surrogate(), triangle
+      gv[q] =
+          vreg_grad(v, p) + (rp[q] == 0 ? static_cast<double>(gzp[q]) * sur : 0.0) + p.vdamp_keep * decay * gv_next[q];
+    }
+    for (int c = 0; c < R; ++c) {
+      Acc* const gPp = &a.gP(c, i, b0);
+      Acc* const gQp = &a.gQ(c, i, b0);
+      Acc* const gup = &a.gu(slot_gu, c, i, b0);
+      if (c >= nch) {
+        for (int q = 0; q < L; ++q) gup[q] = Acc(0);
+        continue;
+      }
+      const double sd = static_cast<double>(k.syn_decay(c, i));
+      const double pi = static_cast<double>(k.psc_initial(c, i));
+      double gP_next[L], gQ_next[L], gP[L], gQ[L];
+      for (int q = 0; q < L; ++q) gP_next[q] = gPp[q];
+      for (int q = 0; q < L; ++q) gQ_next[q] = gQp[q];
+      for (int q = 0; q < L; ++q) {
+        gP[q] = sd * gP_next[q] + cf * gv_next[q];
+        gQ[q] = sd * gQ_next[q] + p.dt * sd * gP_next[q];
+      }
+      for (int q = 0; q < L; ++q) gPp[q] = static_cast<Acc>(gP[q]);
+      for (int q = 0; q < L; ++q) gQp[q] = static_cast<Acc>(gQ[q]);
+      for (int q = 0; q < L; ++q) gup[q] = static_cast<Acc>(pi * gQ[q]);
+    }
+    if (k.any_slow)
+      for (int q = 0; q < L; ++q) fold_slow(i, b0 + q);
+    Acc* const gVo = &a.gV(i, b0);
+    for (int q = 0; q < L; ++q) gVo[q] = static_cast<Acc>(gv[q]);
+  }
+
+  // Hosts, the other blocks (fewer samples, or the gauss surrogate): lane by lane.
+  void some_lanes(const int i, const int b0, const int nb) const {
+    constexpr int L = compat::kHostSampleLanes;
+    const double cf = static_cast<double>(k.current_factor(i));
+    const int nch = k.n_channels(i);
+    double gv_next[L], gv[L];
+    for (int q = 0; q < nb; ++q) gv_next[q] = static_cast<double>(a.gV(i, b0 + q));
+    for (int q = 0; q < nb; ++q) gv[q] = voltage_adjoint(i, b0 + q, gv_next[q]);
+    for (int c = 0; c < R; ++c) {
+      if (c >= nch) {
+        for (int q = 0; q < nb; ++q) a.gu(slot_gu, c, i, b0 + q) = Acc(0);
+        continue;
+      }
+      for (int q = 0; q < nb; ++q) channel_adjoint(c, i, b0 + q, cf, gv_next[q]);
+    }
+    if (k.any_slow)
+      for (int q = 0; q < nb; ++q) fold_slow(i, b0 + q);
+    for (int q = 0; q < nb; ++q) a.gV(i, b0 + q) = static_cast<Acc>(gv[q]);
   }
 };
 
