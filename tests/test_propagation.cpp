@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "device/adjoint.hpp"
+#include "device/weight_grad.hpp"
 #include "device/edge_layout.hpp"
 #include "device/model_constants.hpp"
 #include "device/propagate.hpp"

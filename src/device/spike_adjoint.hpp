@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "device/adjoint.hpp"
+#include "device/weight_grad.hpp"
 #include "device/edge_layout.hpp"
 #include "util/kokkos_compat.hpp"
 

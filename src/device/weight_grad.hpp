@@ -1,0 +1,166 @@
+// The weight gradients of the reverse sweep (docs/model-gradients.md 5.4), dL/dw_e += sum_b gu_t[c_e, post_e, b]
+// a(pre_e, t - d_e, b), event-driven over the (source, delay) groups active at t - d_e; the host shapes' sample
+// sums are shared with the spike adjoint's fused recurrent gradient (spike_adjoint.hpp).
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include "device/adjoint.hpp"
+#include "device/edge_layout.hpp"
+#include "util/kokkos_compat.hpp"
+
+namespace dpointnet::device {
+
+// Activity of step s from a segment record [D + C][n_src][B] holding steps ext_base ... (those before s_min
+// are zero: before step 0 from rest).
+template <class Activity, class MemSpace>
+struct RecordActivity {
+  using memory_space = MemSpace;
+  Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;
+  std::int64_t ext_base;
+  std::int64_t s_min = 0;
+  KOKKOS_INLINE_FUNCTION bool in_range(const std::int64_t s) const { return s >= ext_base && s >= s_min; }
+  KOKKOS_INLINE_FUNCTION Activity operator()(const int b, const std::int64_t j, const std::int64_t s) const {
+    return act_ext(static_cast<int>(s - ext_base), j, b);
+  }
+};
+
+// The active samples of one source at one step (host shapes of the weight gradient).
+struct HostActiveLanes {
+  int nact = 0, b1 = 0, b2 = 0;
+};
+template <class Activity>
+KOKKOS_INLINE_FUNCTION HostActiveLanes host_active_lanes(const Activity* act, const int B) {
+  HostActiveLanes l;
+  for (int b = 0; b < B; ++b) {
+    if (act[b] == 0) continue;
+    if (l.nact == 0) l.b1 = b;
+    if (l.nact == 1) l.b2 = b;
+    ++l.nact;
+  }
+  return l;
+}
+
+KOKKOS_INLINE_FUNCTION double lane_tree_sum(const double* p) {
+  double s8[8];
+  for (int q = 0; q < 8; ++q) s8[q] = p[q] + p[q + 8];
+  const double s4[4] = {s8[0] + s8[4], s8[1] + s8[5], s8[2] + s8[6], s8[3] + s8[7]};
+  return (s4[0] + s4[2]) + (s4[1] + s4[3]);
+}
+
+// Host shapes: grad[k] += sum_b line(k)[b] act[b] for the edges k0..k1 of one active group, the products summed
+// in double in a fixed tree over blocks of 16 lanes. With one active sample, or two in the same lane block, the
+// tree sum is exactly the sum of their products (the other lanes add zeros), so only those lanes are read.
+template <class Activity, class Line>
+KOKKOS_INLINE_FUNCTION void host_group_weight_grad(const HostActiveLanes& l, const Activity* act, const int B,
+                                                   const std::int64_t k0, const std::int64_t k1, Line&& line,
+                                                   double* grad) {
+  constexpr int kLanes = compat::kHostSampleLanes;
+  static_assert(kLanes == 16, "lane_tree_sum sums 16 lanes");
+  if (l.nact == 1 || (l.nact == 2 && l.b1 / kLanes == l.b2 / kLanes)) {
+    const double x1 = static_cast<double>(act[l.b1]);
+    const double x2 = l.nact == 2 ? static_cast<double>(act[l.b2]) : 0.0;
+    for (std::int64_t k = k0; k < k1; ++k) {
+      const auto* gk = line(k);
+      const double p1 = static_cast<double>(gk[l.b1]) * x1;
+      grad[k] += l.nact == 1 ? p1 : p1 + static_cast<double>(gk[l.b2]) * x2;
+    }
+    return;
+  }
+  for (int b0 = 0; b0 < B; b0 += kLanes) {
+    const int nb = B - b0 < kLanes ? B - b0 : kLanes;
+    double x[kLanes];
+    for (int q = 0; q < kLanes; ++q) x[q] = q < nb ? static_cast<double>(act[b0 + q]) : 0.0;
+    for (std::int64_t k = k0; k < k1; ++k) {
+      const auto* gk = line(k) + b0;
+      double p[kLanes];
+      if (nb == kLanes) {
+        for (int q = 0; q < kLanes; ++q) p[q] = static_cast<double>(gk[q]) * x[q];
+      } else {
+        for (int q = 0; q < kLanes; ++q) p[q] = q < nb ? static_cast<double>(gk[q]) * x[q] : 0.0;
+      }
+      grad[k] += lane_tree_sum(p);
+    }
+  }
+}
+
+// dL/dw_e += sum_b gu_t[c_e, post_e, b] act(pre_e, t - d_e, b), event-driven; every edge has one writer, so no
+// atomics. act_ext holds steps t0 - D .. t0 + C - 1 at index step - (t0 - D).
+// * hosts (untagged): a thread per (source, delay) group; groups without activity in any sample leave at once,
+//   the others read each edge once for all samples, 16 samples at a time (vector loop), the products added in
+//   a fixed tree order (only the active lanes are read when one or two samples are active: the same sums);
+// * devices (ActiveTeams, after compact_active_groups): each team takes active groups in turn, spreads the
+//   group's edges over its threads and reduces over the samples' vector lanes.
+template <class Real, class Acc, class ExecSpace, class Activity>
+struct WeightGradFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  struct ActiveTeams {};
+  static constexpr int kLanes = compat::kHostSampleLanes;
+  GroupedEdges<Real, MemSpace> e;
+  Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][n_src][B]
+  Kokkos::View<Acc****, Kokkos::LayoutRight, MemSpace> gu;           // ring [D][R][N][B]
+  Kokkos::View<double*, MemSpace> grad;                              // per grouped edge
+  std::int64_t t, ext_base, n_groups;                                // ext_base = t0 - D
+  int D, B, slot_gu;
+  std::int64_t s_min = 0;  // first step with activity (PropagateFunctor::s_min)
+
+  // Host shape: team r, thread k handles group r * team_size + k.
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const std::int64_t g = static_cast<std::int64_t>(m.league_rank()) * m.team_size() + m.team_rank();
+    if (g >= n_groups) return;
+    const std::int64_t j = g / D;
+    const int d = static_cast<int>(g % D) + 1;
+    const std::int64_t s = t - d;
+    if (s < s_min || e.offsets(g) == e.offsets(g + 1)) return;
+    const Activity* act = &act_ext(static_cast<int>(s - ext_base), j, 0);
+    const HostActiveLanes lanes = host_active_lanes(act, B);
+    if (lanes.nact == 0) return;
+    host_group_weight_grad(
+        lanes, act, B, e.offsets(g), e.offsets(g + 1),
+        [&](const std::int64_t k) { return &gu(slot_gu, e.channel(k), e.target(k), 0); }, grad.data());
+  }
+
+  // Device shape: team r takes active groups r, r + league, ...
+  KOKKOS_INLINE_FUNCTION void operator()(ActiveTeams, const Member& m) const {
+    const std::int32_t n_active = e.active(n_groups);
+    for (std::int32_t q = m.league_rank(); q < n_active; q += m.league_size()) {
+      const std::int64_t g = e.active(q);
+      const std::int64_t j = g / D;
+      const int xi = static_cast<int>(t - (g % D + 1) - ext_base);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, e.offsets(g), e.offsets(g + 1)), [&](const std::int64_t k) {
+        const int c = e.channel(k), post = e.target(k);
+        double sum = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(m, B),
+            [&](const int b, double& acc) {
+              acc += static_cast<double>(gu(slot_gu, c, post, b)) * static_cast<double>(act_ext(xi, j, b));
+            },
+            sum);
+        Kokkos::single(Kokkos::PerThread(m), [&]() { grad(k) += sum; });
+      });
+    }
+  }
+};
+
+// Launches the weight gradient of one surface in the shape that suits the space (or the one asked for).
+template <class Real, class Acc, class ExecSpace, class Activity>
+void weight_grad(const ExecSpace& space, const char* label, const WeightGradFunctor<Real, Acc, ExecSpace, Activity>& f,
+                 KernelShape shape = KernelShape::Auto) {
+  using F = WeightGradFunctor<Real, Acc, ExecSpace, Activity>;
+  using MemSpace = typename ExecSpace::memory_space;
+  using Teams = compat::SampleTeams<ExecSpace>;
+  if (device_shape<ExecSpace>(shape)) {
+    compact_active_groups(space, f.e, RecordActivity<Activity, MemSpace>{f.act_ext, f.ext_base, f.s_min}, f.t, f.D,
+                          f.B);
+    const int league = active_group_league(f.n_groups);
+    Kokkos::parallel_for(
+        label,
+        Kokkos::TeamPolicy<ExecSpace, typename F::ActiveTeams>(space, league, Kokkos::AUTO, Teams::vector_length(f.B)),
+        f);
+  } else {
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>(f.n_groups), 1, 1), f);
+  }
+}
+
+}  // namespace dpointnet::device
