@@ -109,13 +109,17 @@ struct PropagateFunctor {
       if (src_step < s_min) continue;
       const int slot = static_cast<int>((src_step + D) % D);
       const Activity* const act = &ring(slot, b, 0);
-      // sources kWord at a time: at cortical rates most words of the activity row are all zero
-      constexpr std::int64_t kWord = 8;
+      // sources a 64-byte word at a time (an OR over a full word is one vector reduction): at cortical rates
+      // most words of the activity row are all zero
+      constexpr std::int64_t kWord = 64 / static_cast<std::int64_t>(sizeof(Activity));
       for (std::int64_t j0 = 0; j0 < n_src; j0 += kWord) {
         const std::int64_t j1 = j0 + kWord < n_src ? j0 + kWord : n_src;
-        bool any = false;
-        for (std::int64_t j = j0; j < j1; ++j) any |= act[j] != 0;
-        if (!any) continue;
+        Activity any = 0;
+        if (j1 - j0 == kWord)
+          for (std::int64_t q = 0; q < kWord; ++q) any |= act[j0 + q];
+        else
+          for (std::int64_t j = j0; j < j1; ++j) any |= act[j];
+        if (any == 0) continue;
         for (std::int64_t j = j0; j < j1; ++j) {
           const Activity a = act[j];
           if (a == 0) continue;
