@@ -80,13 +80,13 @@ struct PropagateFunctor {
     const std::int64_t nstride = static_cast<std::int64_t>(u.extent(2));
     for (int q = 0; q < n; ++q) {
       if (q + kAheadOffsets < n) compat::prefetch(off + group[q + kAheadOffsets]);
-      if (q + kAheadEdges < n) {
-        const std::int64_t k = off[group[q + kAheadEdges]];
-        for (int l = 0; l < kLinesAhead; ++l) {
+      if (q + kAheadEdges < n) {  // inside that group's edges only
+        const std::int64_t k = off[group[q + kAheadEdges]], k_end = off[group[q + kAheadEdges] + 1];
+        for (int l = 0; l < kLinesAhead && k + 16 * l < k_end; ++l) {
           compat::prefetch(tgt + k + 16 * l);
           compat::prefetch(wgt + k + 16 * l);
         }
-        compat::prefetch(chn + k);
+        if (k < k_end) compat::prefetch(chn + k);
       }
       const double fa = count[q];
       const std::int64_t k1 = off[group[q] + 1];
