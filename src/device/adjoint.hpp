@@ -80,19 +80,30 @@ struct NeuronAdjointFunctor {
   BackwardParams p;
   int slot_rec, slot_gu, B, R;
 
+  // The arithmetic of one (neuron, sample), shared by the lane-by-lane and the staged host paths.
+  KOKKOS_INLINE_FUNCTION static double voltage_value(const double v, const bool free, const double gz, const double sur,
+                                                     const double decay, const double gV_next,
+                                                     const BackwardParams& p) {
+    return vreg_grad(v, p) + (free ? gz * sur : 0.0) + p.vdamp_keep * decay * gV_next;
+  }
+  KOKKOS_INLINE_FUNCTION static void channel_values(const double sd, const double cf, const double dt,
+                                                    const double gP_next, const double gQ_next, const double gV_next,
+                                                    double& gP, double& gQ) {
+    gP = sd * gP_next + cf * gV_next;
+    gQ = sd * gQ_next + dt * sd * gP_next;
+  }
+
   KOKKOS_INLINE_FUNCTION double voltage_adjoint(const int i, const int b, const double gV_next) const {
     const double v = static_cast<double>(rec.v(slot_rec, i, b));
-    const bool free = rec.r(slot_rec, i, b) == 0;
-    return vreg_grad(v, p) + (free ? static_cast<double>(a.gz(i, b)) * surrogate(v, p) : 0.0) +
-           p.vdamp_keep * static_cast<double>(k.decay(i)) * gV_next;
+    return voltage_value(v, rec.r(slot_rec, i, b) == 0, static_cast<double>(a.gz(i, b)), surrogate(v, p),
+                         static_cast<double>(k.decay(i)), gV_next, p);
   }
 
   KOKKOS_INLINE_FUNCTION void channel_adjoint(const int c, const int i, const int b, const double cf,
                                               const double gV_next) const {
     const double sd = static_cast<double>(k.syn_decay(c, i));
-    const double gP_next = a.gP(c, i, b), gQ_next = a.gQ(c, i, b);
-    const double gP = sd * gP_next + cf * gV_next;
-    const double gQ = sd * gQ_next + p.dt * sd * gP_next;
+    double gP, gQ;
+    channel_values(sd, cf, p.dt, a.gP(c, i, b), a.gQ(c, i, b), gV_next, gP, gQ);
     a.gP(c, i, b) = static_cast<Acc>(gP);
     a.gQ(c, i, b) = static_cast<Acc>(gQ);
     a.gu(slot_gu, c, i, b) = static_cast<Acc>(static_cast<double>(k.psc_initial(c, i)) * gQ);
@@ -135,9 +146,9 @@ struct NeuronAdjointFunctor {
     }
   }
 
-  // Hosts, kHostSampleLanes samples of one neuron with the triangle surrogate: the values of
-  // voltage_adjoint and channel_adjoint (the same operations in the same order), staged through local arrays so
-  // that every loop is a plain vector loop (the views' loads and stores cannot alias each other there).
+  // Hosts, kHostSampleLanes samples of one neuron with the triangle surrogate: voltage_value and channel_values
+  // as in voltage_adjoint and channel_adjoint, staged through local arrays so that every loop is a plain vector
+  // loop (the views' loads and stores cannot alias each other there).
   void full_lanes(const int i, const int b0) const {
     constexpr int L = compat::kHostSampleLanes;
     const double cf = static_cast<double>(k.current_factor(i));
@@ -151,11 +162,7 @@ struct NeuronAdjointFunctor {
     for (int q = 0; q < L; ++q) gv_next[q] = static_cast<double>(gVp[q]);
     for (int q = 0; q < L; ++q) {
       const double v = static_cast<double>(vp[q]);
-      const double x = v - 1.0;
-      const double tri = 1.0 - compat::fabs(x);
-      const double sur = tri > 0 ? p.gamma * tri : 0.0;  // surrogate(), triangle
-      gv[q] =
-          vreg_grad(v, p) + (rp[q] == 0 ? static_cast<double>(gzp[q]) * sur : 0.0) + p.vdamp_keep * decay * gv_next[q];
+      gv[q] = voltage_value(v, rp[q] == 0, static_cast<double>(gzp[q]), surrogate_triangle(v, p), decay, gv_next[q], p);
     }
     for (int c = 0; c < R; ++c) {
       Acc* const gPp = &a.gP(c, i, b0);
@@ -170,10 +177,7 @@ struct NeuronAdjointFunctor {
       double gP_next[L], gQ_next[L], gP[L], gQ[L];
       for (int q = 0; q < L; ++q) gP_next[q] = gPp[q];
       for (int q = 0; q < L; ++q) gQ_next[q] = gQp[q];
-      for (int q = 0; q < L; ++q) {
-        gP[q] = sd * gP_next[q] + cf * gv_next[q];
-        gQ[q] = sd * gQ_next[q] + p.dt * sd * gP_next[q];
-      }
+      for (int q = 0; q < L; ++q) channel_values(sd, cf, p.dt, gP_next[q], gQ_next[q], gv_next[q], gP[q], gQ[q]);
       for (int q = 0; q < L; ++q) gPp[q] = static_cast<Acc>(gP[q]);
       for (int q = 0; q < L; ++q) gQp[q] = static_cast<Acc>(gQ[q]);
       for (int q = 0; q < L; ++q) gup[q] = static_cast<Acc>(pi * gQ[q]);

@@ -16,11 +16,17 @@ struct BackwardParams {
   double vreg_threshold_scale = 0.0;  // sum of threshold-mode costs / (B T N)
 };
 
-KOKKOS_INLINE_FUNCTION double surrogate(double v, const BackwardParams& p) {
-  const double x = v - 1.0;
-  if (p.gauss) return p.gamma * compat::exp(-(x / p.sigma) * (x / p.sigma));
-  const double tri = 1.0 - compat::fabs(x);
+KOKKOS_INLINE_FUNCTION double surrogate_triangle(double v, const BackwardParams& p) {
+  const double tri = 1.0 - compat::fabs(v - 1.0);
   return tri > 0 ? p.gamma * tri : 0.0;
+}
+
+KOKKOS_INLINE_FUNCTION double surrogate(double v, const BackwardParams& p) {
+  if (p.gauss) {
+    const double x = v - 1.0;
+    return p.gamma * compat::exp(-(x / p.sigma) * (x / p.sigma));
+  }
+  return surrogate_triangle(v, p);
 }
 
 // dL/dv' of the voltage regularizer (range: relu(|v - 0.5| - 0.5)^2, threshold: (v - 1)^2), times cost/(BTN).
