@@ -122,7 +122,7 @@ int run(int argc, char** argv) {
       throw std::runtime_error("network too large for int ordinals/offsets");
     std::vector<std::int64_t> order;
     const auto e =
-        device::group_edges<float, Mem>(net.projections[0], net.initial_weights(0), D, "bench.recurrent", order,
+        device::group_edges<float, Mem>(net.projections[0], net.initial_weights(0), D, N, "bench.recurrent", order,
                                         device::device_shape<Kokkos::DefaultExecutionSpace>(device::KernelShape::Auto));
     const std::int64_t E = static_cast<std::int64_t>(e.weight.extent(0));
 
@@ -137,10 +137,9 @@ int run(int argc, char** argv) {
 
     // the matrices, from the grouped edges
     auto h_off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.offsets);
-    auto h_tgt = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.target);
-    auto h_ch = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.channel);
+    auto h_line = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.line);
     auto h_w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.weight);
-    auto col_of = [&](std::int64_t k) { return static_cast<int>(h_ch(k)) * static_cast<int>(N) + h_tgt(k); };
+    auto col_of = [&](std::int64_t k) { return static_cast<int>(h_line(k)); };  // channel * N + target
     std::vector<Crs> A_delay, A_ring;
     for (int d = 1; d <= D; ++d) {
       std::vector<int> rows{0}, cols;

@@ -30,7 +30,7 @@ TEST(Propagation, ScatterMatchesEdgeList) {
   const Projection& p = net.projections[0];
   const std::vector<double> w = net.initial_weights(0);
   std::vector<std::int64_t> order;
-  auto g = device::group_edges<double, Mem>(p, w, D, "test", order, /*with_active_list=*/true);
+  auto g = device::group_edges<double, Mem>(p, w, D, N, "test", order, /*with_active_list=*/true);
   // the grouping is a permutation of the edges, grouped by (source, delay)
   ASSERT_EQ(order.size(), p.size());
   std::vector<int> seen(p.size(), 0);
@@ -114,7 +114,7 @@ TEST(Propagation, WeightGradientShapesMatchEdgeList) {
   ASSERT_EQ(net.max_delay, D);
   const Projection& p = net.projections[0];
   std::vector<std::int64_t> order;
-  auto g = device::group_edges<double, Mem>(p, net.initial_weights(0), D, "test", order, true);
+  auto g = device::group_edges<double, Mem>(p, net.initial_weights(0), D, N, "test", order, true);
   // records of steps t0 - D .. t0 + C - 1; sparse activity, so that groups with 0, 1, 2 and more active samples occur
   const std::int64_t t0 = 10, t = t0 + 3, ext_base = t0 - D;
   Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Mem> act("act", D + C, N, B);

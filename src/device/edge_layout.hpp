@@ -16,14 +16,27 @@ namespace dpointnet::device {
 template <class Real, class MemSpace>
 struct GroupedEdges {
   Kokkos::View<std::int64_t*, MemSpace> offsets;  // [n_sources * D + 1], group (j, d) = j * D + (d - 1)
-  Kokkos::View<std::int32_t*, MemSpace> target;   // global neuron index
-  Kokkos::View<std::uint8_t*, MemSpace> channel;
+  // The row an edge adds to, line = channel * n_targets + target (target: global neuron index): one index
+  // addresses the [R][N] rows of the drive u[B][R][N] and of the adjoint ring gu[D][R][N][B] (edge_row).
+  Kokkos::View<std::int32_t*, MemSpace> line;
   Kokkos::View<Real*, MemSpace> weight;  // normalized weight: the only copy of the live weights
   // Device shapes only (empty on hosts): the (source, delay) groups active in the current step, compacted by
   // a scan, [n_groups + 1] with the count in the last entry (read on the device: no host round trip).
   Kokkos::View<std::int32_t*, MemSpace> active;
   std::int64_t n_sources = 0;
+  std::int64_t n_targets = 0;  // the row length N of line
 };
+
+// Row `line` (GroupedEdges::line) of the last dimensions [R][N] of a LayoutRight view, at the given leading
+// indices: &v(i..., c, n, 0...) for line = c * N + n (the [R][N] block is contiguous in a LayoutRight view).
+template <class View>
+KOKKOS_INLINE_FUNCTION typename View::pointer_type edge_row(const View& v, const std::int32_t line, const int i) {
+  static_assert(View::rank == 3 || View::rank == 4, "edge_row: u[B][R][N] or gu[D][R][N][B]");
+  if constexpr (View::rank == 3)
+    return &v(i, 0, 0) + line;
+  else
+    return &v(i, 0, 0, 0) + static_cast<std::int64_t>(line) * static_cast<std::int64_t>(v.extent(3));
+}
 
 // How an event-driven kernel is laid out: Auto picks the host shape on host memory spaces and the device shape
 // elsewhere; tests force either on a host backend to compare them.
@@ -79,10 +92,11 @@ inline int active_group_league(std::int64_t n_groups) {
 // the device shapes (device_shape<ExecSpace>(KernelShape::Auto) for the space that will run the kernels).
 template <class Real, class MemSpace>
 GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<double>& weight, int D,
-                                         const std::string& label, std::vector<std::int64_t>& file_order,
-                                         bool with_active_list) {
+                                         std::int64_t n_targets, const std::string& label,
+                                         std::vector<std::int64_t>& file_order, bool with_active_list) {
   GroupedEdges<Real, MemSpace> g;
   g.n_sources = p.n_sources;
+  g.n_targets = n_targets;
   const std::size_t ne = p.size();
   const std::size_t ng = static_cast<std::size_t>(p.n_sources) * static_cast<std::size_t>(D);
   auto key_of = [&](std::size_t e) {
@@ -92,26 +106,27 @@ GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<
   auto h_off = Kokkos::View<std::int64_t*, Kokkos::HostSpace>(label + ".offsets_host", ng + 1);
   for (std::size_t e = 0; e < ne; ++e) h_off(key_of(e) + 1)++;
   for (std::size_t k = 0; k < ng; ++k) h_off(k + 1) += h_off(k);
-  auto h_tgt = Kokkos::View<std::int32_t*, Kokkos::HostSpace>(label + ".target_host", ne);
-  auto h_ch = Kokkos::View<std::uint8_t*, Kokkos::HostSpace>(label + ".channel_host", ne);
+  auto h_line = Kokkos::View<std::int32_t*, Kokkos::HostSpace>(label + ".line_host", ne);
   auto h_w = Kokkos::View<Real*, Kokkos::HostSpace>(label + ".weight_host", ne);
   file_order.assign(ne, 0);
   std::vector<std::int64_t> fill(ng, 0);
   for (std::size_t e = 0; e < ne; ++e) {
     const std::size_t key = key_of(e);
     const auto pos = static_cast<std::size_t>(h_off(key) + fill[key]++);
-    h_tgt(pos) = static_cast<std::int32_t>(p.target[e]);
-    h_ch(pos) = static_cast<std::uint8_t>(p.channel[e]);
+    const std::int64_t tgt = p.target[e], ch = p.channel[e], line = ch * n_targets + tgt;
+    if (tgt < 0 || tgt >= n_targets || ch < 0 || line > INT32_MAX)
+      throw std::runtime_error(label + ": edge " + std::to_string(e) + " (target " + std::to_string(tgt) +
+                               ", channel " + std::to_string(ch) + ") outside the " + std::to_string(n_targets) +
+                               " targets or the 32-bit row index");
+    h_line(pos) = static_cast<std::int32_t>(line);
     h_w(pos) = static_cast<Real>(weight[e]);
     file_order[pos] = static_cast<std::int64_t>(e);
   }
   g.offsets = Kokkos::View<std::int64_t*, MemSpace>(label + ".offsets", ng + 1);
-  g.target = Kokkos::View<std::int32_t*, MemSpace>(label + ".target", ne);
-  g.channel = Kokkos::View<std::uint8_t*, MemSpace>(label + ".channel", ne);
+  g.line = Kokkos::View<std::int32_t*, MemSpace>(label + ".line", ne);
   g.weight = Kokkos::View<Real*, MemSpace>(label + ".weight", ne);
   Kokkos::deep_copy(g.offsets, h_off);
-  Kokkos::deep_copy(g.target, h_tgt);
-  Kokkos::deep_copy(g.channel, h_ch);
+  Kokkos::deep_copy(g.line, h_line);
   Kokkos::deep_copy(g.weight, h_w);
   if (with_active_list) {
     if (ng >= static_cast<std::size_t>(INT32_MAX))

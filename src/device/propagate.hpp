@@ -57,10 +57,10 @@ struct PropagateFunctor {
       const int slot = static_cast<int>((t - (g % D + 1) + D) % D);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(m, e.offsets(g), e.offsets(g + 1)), [&](const std::int64_t k) {
         const double w = static_cast<double>(e.weight(k));
-        const int c = e.channel(k), post = e.target(k);
+        const std::int32_t line = e.line(k);
         for (int b = 0; b < B; ++b) {
           const Activity a = ring(slot, b, j);
-          if (a != 0) Kokkos::atomic_add(&u(b, c, post), to_fixed(w * static_cast<double>(a)));
+          if (a != 0) Kokkos::atomic_add(edge_row(u, line, b), to_fixed(w * static_cast<double>(a)));
         }
       });
     }
@@ -74,24 +74,21 @@ struct PropagateFunctor {
   KOKKOS_INLINE_FUNCTION void add_groups(const std::int64_t* group, const double* count, const int n,
                                          std::int64_t* ub) const {
     const std::int64_t* const off = e.offsets.data();
-    const std::int32_t* const tgt = e.target.data();
-    const std::uint8_t* const chn = e.channel.data();
+    const std::int32_t* const ln = e.line.data();
     const Real* const wgt = e.weight.data();
-    const std::int64_t nstride = static_cast<std::int64_t>(u.extent(2));
     for (int q = 0; q < n; ++q) {
       if (q + kAheadOffsets < n) compat::prefetch(off + group[q + kAheadOffsets]);
       if (q + kAheadEdges < n) {  // inside that group's edges only
         const std::int64_t k = off[group[q + kAheadEdges]], k_end = off[group[q + kAheadEdges] + 1];
         for (int l = 0; l < kLinesAhead && k + 16 * l < k_end; ++l) {
-          compat::prefetch(tgt + k + 16 * l);
+          compat::prefetch(ln + k + 16 * l);
           compat::prefetch(wgt + k + 16 * l);
         }
-        if (k < k_end) compat::prefetch(chn + k);
       }
       const double fa = count[q];
       const std::int64_t k1 = off[group[q] + 1];
       for (std::int64_t k = off[group[q]]; k < k1; ++k)
-        ub[static_cast<std::int64_t>(chn[k]) * nstride + tgt[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
+        ub[ln[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
     }
   }
 

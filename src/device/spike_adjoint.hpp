@@ -7,6 +7,7 @@
 #include "device/adjoint.hpp"
 #include "device/weight_grad.hpp"
 #include "device/edge_layout.hpp"
+#include "util/host_simd.hpp"
 #include "util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
@@ -46,8 +47,8 @@ struct SpikeAdjointFunctor {
   int D, B;
   // Hosts, optional: the recurrent weight gradient fused into the same pass (FusedWeightGrad above).
   FusedWeightGrad<MemSpace> wg = {};
-  // Calls f(w, c, post, slot) for every edge from j whose delay step t + d is inside the sequence (a group's
-  // edges in target order: the gathers of a group walk gu in address order).
+  // Calls f(w, row, slot) for every edge from j whose delay step t + d is inside the sequence, row = the edge's
+  // row of gu (GroupedEdges::line; a group's edges in target order: its gathers walk gu in address order).
   template <class F>
   KOKKOS_INLINE_FUNCTION void for_edges(const std::int64_t j, F&& f) const {
     if (e.offsets.extent(0) == 0) return;
@@ -56,7 +57,7 @@ struct SpikeAdjointFunctor {
       const int slot = static_cast<int>((t + d) % D);
       const std::int64_t g = j * D + (d - 1);
       for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k)
-        f(static_cast<Acc>(e.weight(k)), static_cast<int>(e.channel(k)), static_cast<int>(e.target(k)), slot);
+        f(static_cast<Acc>(e.weight(k)), e.line(k), slot);
     }
   }
 
@@ -89,31 +90,40 @@ struct SpikeAdjointFunctor {
           const std::int64_t g = j * D + (d - 1);
           host_group_weight_grad(
               lanes[j - j0], act[j - j0], B, e.offsets(g), e.offsets(g + 1),
-              [&](const std::int64_t k) { return &a.gu(slot, e.channel(k), e.target(k), 0); }, wg.grad.data());
+              [&](const std::int64_t k) { return edge_row(a.gu, e.line(k), slot); }, wg.grad.data());
         }
       }
     }
     if (wg.grad_only) return;
+    const std::int32_t* const ln = e.line.data();
+    const Real* const wt = e.weight.data();
+    const std::int64_t row = a.gu.extent(3);  // B
     for (int b0 = 0; b0 < B; b0 += kHostLanes) {
       const int nb = B - b0 < kHostLanes ? B - b0 : kHostLanes;
       Acc acc[kHostSources][kHostLanes] = {};
       if (e.offsets.extent(0) != 0) {
         for (int d = 1; d <= D; ++d) {
           if (t + d >= T) break;
-          const int slot = static_cast<int>((t + d) % D);
+          const Acc* const gs = &a.gu(static_cast<int>((t + d) % D), 0, 0, b0);
           for (std::int64_t j = j0; j < j1; ++j) {
             const std::int64_t g = j * D + (d - 1);
             Acc* aj = acc[j - j0];
             if (nb == kHostLanes) {
-              for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
-                const Acc w = static_cast<Acc>(e.weight(k));
-                const Acc* gk = &a.gu(slot, static_cast<int>(e.channel(k)), static_cast<int>(e.target(k)), b0);
-                for (int q = 0; q < kHostLanes; ++q) aj[q] += w * gk[q];
+              Acc r[kHostLanes];  // the block's partial sums stay in registers over the group
+              for (int q = 0; q < kHostLanes; ++q) r[q] = aj[q];
+              const std::int64_t k1 = e.offsets(g + 1);
+              for (std::int64_t k = e.offsets(g); k < k1; ++k) {
+                const Acc w = static_cast<Acc>(wt[k]);
+                const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row;
+                DPOINTNET_HOST_SIMD
+                for (int q = 0; q < kHostLanes; ++q) r[q] += w * gk[q];
               }
+              for (int q = 0; q < kHostLanes; ++q) aj[q] = r[q];
             } else {
               for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
-                const Acc w = static_cast<Acc>(e.weight(k));
-                const Acc* gk = &a.gu(slot, static_cast<int>(e.channel(k)), static_cast<int>(e.target(k)), b0);
+                const Acc w = static_cast<Acc>(wt[k]);
+                const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row;
+                DPOINTNET_HOST_SIMD
                 for (int q = 0; q < nb; ++q) aj[q] += w * gk[q];
               }
             }
@@ -131,8 +141,7 @@ struct SpikeAdjointFunctor {
     if (j >= n) return;
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, B), [&](const int b) {
       Acc acc = 0;
-      for_edges(j,
-                [&](const Acc w, const int c, const int post, const int slot) { acc += w * a.gu(slot, c, post, b); });
+      for_edges(j, [&](const Acc w, const std::int32_t line, const int slot) { acc += w * edge_row(a.gu, line, slot)[b]; });
       a.gz(j, b) = a.rate_grad(j, b) + rdamp * acc;
     });
   }

@@ -7,6 +7,7 @@
 
 #include "device/adjoint.hpp"
 #include "device/edge_layout.hpp"
+#include "util/host_simd.hpp"
 #include "util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
@@ -60,6 +61,7 @@ KOKKOS_INLINE_FUNCTION void host_group_weight_grad(const HostActiveLanes& l, con
   if (l.nact == 1 || (l.nact == 2 && l.b1 / kLanes == l.b2 / kLanes)) {
     const double x1 = static_cast<double>(act[l.b1]);
     const double x2 = l.nact == 2 ? static_cast<double>(act[l.b2]) : 0.0;
+    DPOINTNET_HOST_SCALAR
     for (std::int64_t k = k0; k < k1; ++k) {
       const auto* gk = line(k);
       const double p1 = static_cast<double>(gk[l.b1]) * x1;
@@ -118,7 +120,7 @@ struct WeightGradFunctor {
     if (lanes.nact == 0) return;
     host_group_weight_grad(
         lanes, act, B, e.offsets(g), e.offsets(g + 1),
-        [&](const std::int64_t k) { return &gu(slot_gu, e.channel(k), e.target(k), 0); }, grad.data());
+        [&](const std::int64_t k) { return edge_row(gu, e.line(k), slot_gu); }, grad.data());
   }
 
   // Device shape: team r takes active groups r, r + league, ...
@@ -129,13 +131,11 @@ struct WeightGradFunctor {
       const std::int64_t j = g / D;
       const int xi = static_cast<int>(t - (g % D + 1) - ext_base);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(m, e.offsets(g), e.offsets(g + 1)), [&](const std::int64_t k) {
-        const int c = e.channel(k), post = e.target(k);
+        const Acc* const gk = edge_row(gu, e.line(k), slot_gu);
         double sum = 0;
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(m, B),
-            [&](const int b, double& acc) {
-              acc += static_cast<double>(gu(slot_gu, c, post, b)) * static_cast<double>(act_ext(xi, j, b));
-            },
+            [&](const int b, double& acc) { acc += static_cast<double>(gk[b]) * static_cast<double>(act_ext(xi, j, b)); },
             sum);
         Kokkos::single(Kokkos::PerThread(m), [&]() { grad(k) += sum; });
       });

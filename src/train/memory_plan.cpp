@@ -53,7 +53,7 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
     n_edges += e;
     // offsets, and on device builds the active-group list of the balanced event-driven kernels
     const double groups = static_cast<double>(pr.n_sources) * D + 1;
-    return groups * (8 + (device_build ? 4 : 0)) + e * (4 + 1 + real);
+    return groups * (8 + (device_build ? 4 : 0)) + e * (4 + real);  // line (int32) and weight
   };
   edge_bytes += edges(net.projections[0]);
   double input_ring_bytes = 0, input_bytes = 0, x_ext_bytes = 0;

@@ -107,14 +107,14 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   u_ = decltype(u_)("drive.u", B_, R_, N);
   z_ring_ = device::SpikeRing<MemSpace>("state.z_ring", D_, B_, N);
   const bool active_lists = device::device_shape<ExecSpace>(device::KernelShape::Auto);
-  recurrent_ = device::group_edges<Real, MemSpace>(net.projections[0], net.initial_weights(0), D_, "edges.recurrent",
+  recurrent_ = device::group_edges<Real, MemSpace>(net.projections[0], net.initial_weights(0), D_, N_, "edges.recurrent",
                                                    recurrent_order_, active_lists);
   for (const PreparedInput& in : inputs) {
     auto rt = std::make_unique<InputRuntime>();
     rt->spec = in;
     const Projection& pr = net.projections[static_cast<std::size_t>(in.projection)];
     const std::string lbl = "input." + pr.source_population;
-    rt->edges = device::group_edges<Real, MemSpace>(pr, net.initial_weights(in.projection), D_,
+    rt->edges = device::group_edges<Real, MemSpace>(pr, net.initial_weights(in.projection), D_, N_,
                                                     "edges." + pr.source_population, rt->order, active_lists);
     rt->ring = device::CountRing<MemSpace>(lbl + ".ring", D_, B_, static_cast<std::size_t>(pr.n_sources));
     upload_schedule(*rt, in);
@@ -210,7 +210,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   device::fill(space_, u_, std::int64_t(0));
   const std::int64_t s_min = -history_;
   // 1. synaptic drive
-  if (recurrent_.target.extent(0) > 0) {
+  if (recurrent_.line.extent(0) > 0) {
     device::propagate(space_, "dpointnet::propagate_recurrent",
                       device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_, s_min},
                       B_);
