@@ -110,19 +110,23 @@ void check_step_budget(const char* dynamics) {
                                    << " kernel(s) not launched by dpointnet, e.g. "
                                    << (c.foreign.empty() ? "" : c.foreign[0]);
     const double per_step = static_cast<double>(c.kernels) / T;
-    // forward: drive fill, recurrent + per-input propagation, neuron step, per input a slot fill and a draw, one
+    // forward: recurrent + per-input propagation (the first zeroes the drive; devices fill it first), neuron step,
+    // per input a draw (random inputs write their whole ring slot; spike-file and silent inputs zero it first), one
     // statistics kernel (spike counts with the voltage-regularizer sums); in its last segment (C of the T steps)
     // also the records (v, r, z, each input), which spares the reverse sweep that segment's recompute.
     // recompute (the other T - C steps): the forward's kernels without the statistics, with the records.
     // reverse: spike adjoint, neuron adjoint, one weight gradient per surface.
     const std::string r(region);
     const double records = 3 + n_inputs;
-    // device shapes add a compaction scan to every propagation and every weight gradient
+    // device shapes fill the drive and add a compaction scan to every propagation and every weight gradient
     const bool dev = device::device_shape<TEST_EXECSPACE>(device::KernelShape::Auto);
-    const double scans = dev ? 1 + n_inputs : 0;
+    const double scans = dev ? 1 + n_inputs : 0, drive_fill = dev ? 1 : 0;
+    int slot_fills = 0;
+    for (const PreparedInput& in : s.inputs) slot_fills += in.silent || in.kind == InputKind::SpikeFile;
+    const double step = 2 + drive_fill + 2 * n_inputs + slot_fills + scans;  // without statistics and records
     const double budget = r == "dpointnet::reverse_steps"   ? 2 + n_trainable * (dev ? 2 : 1)
-                          : r == "dpointnet::forward_steps" ? 4 + 3 * n_inputs + scans + records * C / T
-                                                            : (3 + 3 * n_inputs + scans + records) * (T - C) / T;
+                          : r == "dpointnet::forward_steps" ? step + 1 + records * C / T
+                                                            : (step + records) * (T - C) / T;
     EXPECT_LE(per_step, budget) << region;
     std::printf("[ budget ] %s %-28s %.2f kernels/step (budget %.2f), %ld fences, %ld deep copies\n", dynamics, region,
                 per_step, budget, c.fences, c.copies);

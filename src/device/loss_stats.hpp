@@ -26,6 +26,40 @@ struct ForwardStatsFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(CountTag, const std::int64_t idx) const {
     counts(static_cast<int>(idx / n), idx % n) += ring(slot, static_cast<int>(idx / n), idx % n);
   }
+  // Hosts: work item b takes sample b's row, the sums in kHostSums interleaved partial sums (independent add
+  // chains, a vector loop) combined in a fixed order; no index division.
+  struct HostStatsTag {};
+  static constexpr int kHostSums = 8;
+  KOKKOS_INLINE_FUNCTION void operator()(HostStatsTag, const int b, double* acc) const {
+    std::int32_t* const cb = &counts(b, 0);
+    const std::uint8_t* const zb = &ring(slot, b, 0);
+    const Real* const vb = &v(b, 0);
+    double s0[kHostSums] = {}, s1[kHostSums] = {};
+    std::int64_t i = 0;
+    for (; i + kHostSums <= n; i += kHostSums) {
+      for (int q = 0; q < kHostSums; ++q) {
+        cb[i + q] += zb[i + q];
+        const double vi = static_cast<double>(vb[i + q]);
+        s0[q] += vreg_range(vi);
+        const double x = vi - 1.0;
+        s1[q] += x * x;
+      }
+    }
+    for (int q = 0; i < n; ++i, ++q) {
+      cb[i] += zb[i];
+      const double vi = static_cast<double>(vb[i]);
+      s0[q] += vreg_range(vi);
+      const double x = vi - 1.0;
+      s1[q] += x * x;
+    }
+    for (int w = kHostSums / 2; w > 0; w /= 2)
+      for (int q = 0; q < w; ++q) {
+        s0[q] += s0[q + w];
+        s1[q] += s1[q + w];
+      }
+    acc[0] += s0[0];
+    acc[1] += s1[0];
+  }
   KOKKOS_INLINE_FUNCTION void operator()(StatsTag, const std::int64_t idx, double* acc) const {
     const int b = static_cast<int>(idx / n);
     const std::int64_t i = idx % n;

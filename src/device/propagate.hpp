@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "device/edge_layout.hpp"
+#include "device/fill.hpp"
 #include "device/fixed_point.hpp"
 #include "util/kokkos_compat.hpp"
 #include "util/prefetch.hpp"
@@ -45,6 +46,9 @@ struct PropagateFunctor {
   // first step whose activity the ring holds: 0 from rest; -D when the run continues a carried state
   // (train.carry_state), whose last D steps are in the ring at slots (s + D) mod D
   std::int64_t s_min = 0;
+  // zero the drive before adding (the step's first projection): on hosts each work item zeroes its own row, so
+  // the zeros are written where they are added to, without a separate kernel; devices fill first (propagate())
+  bool zero_first = false;
 
   // Device shape, stage 2 (after compact_active_groups): team r takes active groups r, r + league, ...
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -97,6 +101,10 @@ struct PropagateFunctor {
   // each addition.
   KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int b) const {
     std::int64_t* const ub = &u(b, 0, 0);
+    if (zero_first) {
+      const std::int64_t row = static_cast<std::int64_t>(u.extent(1)) * static_cast<std::int64_t>(u.extent(2));
+      for (std::int64_t i = 0; i < row; ++i) ub[i] = 0;
+    }
     const std::int64_t n_src = e.n_sources;
     std::int64_t group[kList];
     double count[kList];
@@ -141,6 +149,7 @@ void propagate(const ExecSpace& space, const char* label, const PropagateFunctor
   using F = PropagateFunctor<Real, ExecSpace, Activity>;
   using MemSpace = typename ExecSpace::memory_space;
   if (device_shape<ExecSpace>(shape)) {
+    if (f.zero_first) fill(space, f.u, std::int64_t(0));
     compact_active_groups(space, f.e, RingActivity<Activity, MemSpace>{f.ring, f.D, f.s_min}, f.t, f.D, B);
     const int league = active_group_league(f.e.n_sources * f.D);
     Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(space, league, Kokkos::AUTO), f);

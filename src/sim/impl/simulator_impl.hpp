@@ -207,25 +207,28 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   const std::int64_t t = t_;
   update_current(t);
-  device::fill(space_, u_, std::int64_t(0));
   const std::int64_t s_min = -history_;
-  // 1. synaptic drive
+  // 1. synaptic drive (the first projection zeroes it: PropagateFunctor::zero_first)
+  bool zero = true;
   if (recurrent_.line.extent(0) > 0) {
-    device::propagate(space_, "dpointnet::propagate_recurrent",
-                      device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_, s_min},
-                      B_);
+    device::propagate(
+        space_, "dpointnet::propagate_recurrent",
+        device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_, s_min, zero}, B_);
+    zero = false;
     if (count_events_)
       events_ += impl::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t, D_, B_, N_, s_min);
   }
   for (auto& in : inputs_) {
     const std::int64_t ns = in->edges.n_sources;
-    device::propagate(space_, "dpointnet::propagate_input",
-                      device::PropagateFunctor<Real, ExecSpace, std::uint16_t>{in->edges, in->ring, u_, t, D_, s_min},
-                      B_);
+    device::propagate(
+        space_, "dpointnet::propagate_input",
+        device::PropagateFunctor<Real, ExecSpace, std::uint16_t>{in->edges, in->ring, u_, t, D_, s_min, zero}, B_);
+    zero = false;
     if (count_events_)
       events_ +=
           impl::count_events<ExecSpace, std::uint16_t>(space_, in->ring, in->edges.offsets, t, D_, B_, ns, s_min);
   }
+  if (zero) device::fill(space_, u_, std::int64_t(0));
   // 2-8. neurons
   const int slot_now = static_cast<int>(t % D_);
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
@@ -249,8 +252,12 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   }
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
-    const std::size_t slot_size = in->ring.extent(1) * in->ring.extent(2);
-    device::fill(space_, &in->ring(slot_now, 0, 0), slot_size, std::uint16_t(0));
+    // random inputs write every entry of their slot; the others are zeroed first
+    const bool random = !in->spec.silent && in->spec.kind != InputKind::SpikeFile;
+    if (!random) {
+      const std::size_t slot_size = in->ring.extent(1) * in->ring.extent(2);
+      device::fill(space_, &in->ring(slot_now, 0, 0), slot_size, std::uint16_t(0));
+    }
     if (in->spec.silent) continue;
     if (in->spec.kind == InputKind::SpikeFile) {
       if (t >= static_cast<std::int64_t>(in->h_step_offsets.size()) - 1) continue;
