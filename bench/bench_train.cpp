@@ -122,7 +122,7 @@ int run(int argc, char** argv) {
         const double e_rec = static_cast<double>(net.projections[0].size());
         const double e_all = static_cast<double>(net.n_edges());
         const double lines = std::ceil(batch * sizeof(Real) / 64.0) * 64.0;
-        const double edge = sizeof(Real) + 4 + 1;
+        const double edge = sizeof(Real) + 4;  // weight and row index (GroupedEdges::line)
         const double active = 1.0 - std::pow(1.0 - sum.rate_hz * cfg.dt / 1000.0, batch);
         const double bytes = steps * (e_rec * (edge + lines) + active * e_all * (edge + lines + 16));
         const double triad = triad_bytes_per_s(std::int64_t(1) << 25);

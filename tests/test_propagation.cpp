@@ -4,6 +4,9 @@
 // for input counts; and the grouping must list every edge once.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 #include "device/adjoint.hpp"
 #include "device/weight_grad.hpp"
 #include "device/edge_layout.hpp"
@@ -15,22 +18,31 @@
 using namespace dpointnet;
 using namespace dpointnet::test;
 
-TEST(Propagation, ScatterMatchesEdgeList) {
+// unique_rows: no (source, delay, channel, target) twice, so that the host shape adds a group's edges as vector
+// scatters (GroupedEdges::rows_unique); otherwise repeated edges (multiplicity) and the scalar loop. The unique
+// case also starts from a drive full of garbage that the first projection zeroes (PropagateFunctor::zero_first).
+void check_scatter(const bool unique_rows) {
   using Exec = TEST_EXECSPACE;
   using Mem = Exec::memory_space;
   const int N = 60, B = 3, D = 5, R = 4;
   std::vector<NeuronParams> ps(N, glif(100, 5, -70, -50, -70, 2.0));
   NetBuilder nb(1.0, ps);
   std::mt19937 gen(17);
-  for (int e = 0; e < 2000; ++e)  // repeated (source, target) pairs allowed, as multiplicity
-    nb.edge(0, gen() % N, gen() % N, static_cast<int>(gen() % R), 1 + static_cast<int>(gen() % D),
-            (static_cast<double>(gen() % 2000) - 700.0) / 37.0);
+  std::set<std::tuple<int, int, int, int>> rows;
+  for (int e = 0; e < 2000; ++e) {  // repeated (source, target) pairs allowed, as multiplicity
+    const int pre = static_cast<int>(gen() % N), post = static_cast<int>(gen() % N);
+    const int c = static_cast<int>(gen() % R), d = 1 + static_cast<int>(gen() % D);
+    const double w = (static_cast<double>(gen() % 2000) - 700.0) / 37.0;
+    if (unique_rows && !rows.insert({pre, d, c, post}).second) continue;
+    nb.edge(0, pre, post, c, d, w);
+  }
   Network net = nb.finish();
   ASSERT_EQ(net.max_delay, D);
   const Projection& p = net.projections[0];
   const std::vector<double> w = net.initial_weights(0);
   std::vector<std::int64_t> order;
   auto g = device::group_edges<double, Mem>(p, w, D, N, "test", order, /*with_active_list=*/true);
+  ASSERT_EQ(g.rows_unique, unique_rows) << "2000 random edges over 60 x 5 groups repeat some rows";
   // the grouping is a permutation of the edges, grouped by (source, delay)
   ASSERT_EQ(order.size(), p.size());
   std::vector<int> seen(p.size(), 0);
@@ -60,16 +72,19 @@ TEST(Propagation, ScatterMatchesEdgeList) {
                 hr(s, b, j) = (gen() % one_in == 0) ? static_cast<std::uint16_t>(1 + gen() % max_count) : 0;
           Kokkos::deep_copy(ring, hr);
           Kokkos::View<std::int64_t***, Kokkos::LayoutRight, Mem> u("u", B, R, N);
+          if (unique_rows) Kokkos::deep_copy(u, std::int64_t(0x5a5a5a5a5a5a));  // zeroed by zero_first
           if (max_count == 1) {
             device::SpikeRing<Mem> spikes("spikes", D, B, N);
             auto hs = Kokkos::create_mirror_view(spikes);
             for (std::size_t q = 0; q < hs.span(); ++q) hs.data()[q] = static_cast<std::uint8_t>(hr.data()[q]);
             Kokkos::deep_copy(spikes, hs);
             device::propagate(Exec(), "scatter",
-                              device::PropagateFunctor<double, Exec, std::uint8_t>{g, spikes, u, t, D}, B, shape);
+                              device::PropagateFunctor<double, Exec, std::uint8_t>{g, spikes, u, t, D, 0, unique_rows},
+                              B, shape);
           } else {
             device::propagate(Exec(), "scatter",
-                              device::PropagateFunctor<double, Exec, std::uint16_t>{g, ring, u, t, D}, B, shape);
+                              device::PropagateFunctor<double, Exec, std::uint16_t>{g, ring, u, t, D, 0, unique_rows},
+                              B, shape);
           }
           auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
           // reference: u[b, i, c] = sum_s w_s a[b, pre_s, t - d_s], the ring slot of step k being k mod D; and the same
@@ -97,6 +112,9 @@ TEST(Propagation, ScatterMatchesEdgeList) {
           EXPECT_LT(worst, 1e-9) << "a few hundred terms, each rounded to 2^-36";
         }
 }
+
+TEST(Propagation, ScatterMatchesEdgeList) { check_scatter(false); }
+TEST(Propagation, ScatterMatchesEdgeListUniqueRows) { check_scatter(true); }
 
 // The weight gradient dL/dw_e += sum_b gu[c_e, post_e, b] a(pre_e, t - d_e, b) of one reverse step, in both kernel
 // shapes, against a plain loop over the edge list (float64; the shapes add the sample products in different

@@ -25,6 +25,9 @@ struct GroupedEdges {
   Kokkos::View<std::int32_t*, MemSpace> active;
   std::int64_t n_sources = 0;
   std::int64_t n_targets = 0;  // the row length N of line
+  // No row twice in one (source, delay) group (no two edges with the same source, delay, target and channel):
+  // then a group's additions into a drive row may run as vector scatters (host propagation)
+  bool rows_unique = false;
 };
 
 // Row `line` (GroupedEdges::line) of the last dimensions [R][N] of a LayoutRight view, at the given leading
@@ -110,6 +113,7 @@ GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<
   auto h_w = Kokkos::View<Real*, Kokkos::HostSpace>(label + ".weight_host", ne);
   file_order.assign(ne, 0);
   std::vector<std::int64_t> fill(ng, 0);
+  std::int64_t max_channel = 0;
   for (std::size_t e = 0; e < ne; ++e) {
     const std::size_t key = key_of(e);
     const auto pos = static_cast<std::size_t>(h_off(key) + fill[key]++);
@@ -119,8 +123,23 @@ GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<
                                ", channel " + std::to_string(ch) + ") outside the " + std::to_string(n_targets) +
                                " targets or the 32-bit row index");
     h_line(pos) = static_cast<std::int32_t>(line);
+    max_channel = ch > max_channel ? ch : max_channel;
     h_w(pos) = static_cast<Real>(weight[e]);
     file_order[pos] = static_cast<std::int64_t>(e);
+  }
+  // rows_unique: the last group that added to each row, a repeat within a group is a duplicate row
+  {
+    std::vector<std::int64_t> last(static_cast<std::size_t>(max_channel + 1) * static_cast<std::size_t>(n_targets), -1);
+    g.rows_unique = true;
+    for (std::size_t k = 0; k < ng && g.rows_unique; ++k)
+      for (std::int64_t q = h_off(k); q < h_off(k + 1); ++q) {
+        std::int64_t& l = last[static_cast<std::size_t>(h_line(q))];
+        if (l == static_cast<std::int64_t>(k)) {
+          g.rows_unique = false;
+          break;
+        }
+        l = static_cast<std::int64_t>(k);
+      }
   }
   g.offsets = Kokkos::View<std::int64_t*, MemSpace>(label + ".offsets", ng + 1);
   g.line = Kokkos::View<std::int32_t*, MemSpace>(label + ".line", ne);

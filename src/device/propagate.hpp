@@ -8,6 +8,7 @@
 #include "device/edge_layout.hpp"
 #include "device/fill.hpp"
 #include "device/fixed_point.hpp"
+#include "util/host_simd.hpp"
 #include "util/kokkos_compat.hpp"
 #include "util/prefetch.hpp"
 
@@ -91,8 +92,12 @@ struct PropagateFunctor {
       }
       const double fa = count[q];
       const std::int64_t k1 = off[group[q] + 1];
-      for (std::int64_t k = off[group[q]]; k < k1; ++k)
-        ub[ln[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
+      if (e.rows_unique) {  // no two lanes of a vector add into the same row: gathers and scatters
+        DPOINTNET_HOST_SIMD
+        for (std::int64_t k = off[group[q]]; k < k1; ++k) ub[ln[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
+      } else {
+        for (std::int64_t k = off[group[q]]; k < k1; ++k) ub[ln[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
+      }
     }
   }
 
