@@ -5,6 +5,7 @@
 
 #include "device/model_constants.hpp"
 #include "device/rng.hpp"
+#include "util/host_simd.hpp"
 
 namespace dpointnet::device {
 
@@ -49,6 +50,30 @@ struct RandomInputFunctor {
       a = u < p(j) ? 1 : 0;
     }
     ring(slot, static_cast<int>(b), j) = a;
+  }
+  // Hosts: item (b, c) draws sources [c kChunk, (c + 1) kChunk) of sample b: the uniforms in a vector loop
+  // (Philox's rounds are 32-bit multiplies and xors), then the comparison or the Poisson inversion; the same
+  // draws as the item-per-(sample, source) shape above, without its two index divisions per draw.
+  struct HostChunks {};
+  static constexpr std::int64_t kChunk = 256;
+  std::int64_t chunks() const { return (n_src + kChunk - 1) / kChunk; }
+  KOKKOS_INLINE_FUNCTION void operator()(HostChunks, const std::int64_t item) const {
+    const std::int64_t nc = (n_src + kChunk - 1) / kChunk;
+    const std::int64_t b = item / nc, j0 = (item % nc) * kChunk;
+    const int m = static_cast<int>(n_src - j0 < kChunk ? n_src - j0 : kChunk);
+    const auto step = static_cast<std::uint32_t>(t), sample = static_cast<std::uint32_t>(sample_offset + b);
+    double u[kChunk];
+    DPOINTNET_HOST_SIMD
+    for (int q = 0; q < m; ++q) u[q] = uniform01(seed, purpose, static_cast<std::uint32_t>(j0 + q), step, sample);
+    std::uint16_t* const out = &ring(slot, static_cast<int>(b), j0);
+    const double* const pj = &p(j0);
+    if (poisson) {
+      const double* const p0j = &p0(j0);
+      for (int q = 0; q < m; ++q) out[q] = static_cast<std::uint16_t>(poisson_from_uniform(u[q], pj[q], p0j[q]));
+    } else {
+      DPOINTNET_HOST_SIMD
+      for (int q = 0; q < m; ++q) out[q] = u[q] < pj[q] ? 1 : 0;
+    }
   }
 };
 
