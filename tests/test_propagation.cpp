@@ -8,10 +8,10 @@
 #include <tuple>
 
 #include "device/adjoint.hpp"
-#include "device/weight_grad.hpp"
 #include "device/edge_layout.hpp"
 #include "device/model_constants.hpp"
 #include "device/propagate.hpp"
+#include "device/weight_grad.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
 

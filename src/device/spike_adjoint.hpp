@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "device/adjoint.hpp"
-#include "device/weight_grad.hpp"
 #include "device/edge_layout.hpp"
+#include "device/weight_grad.hpp"
 #include "util/host_simd.hpp"
 #include "util/kokkos_compat.hpp"
 
@@ -56,8 +56,7 @@ struct SpikeAdjointFunctor {
       if (t + d >= T) break;
       const int slot = static_cast<int>((t + d) % D);
       const std::int64_t g = j * D + (d - 1);
-      for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k)
-        f(static_cast<Acc>(e.weight(k)), e.line(k), slot);
+      for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) f(static_cast<Acc>(e.weight(k)), e.line(k), slot);
     }
   }
 
@@ -141,7 +140,8 @@ struct SpikeAdjointFunctor {
     if (j >= n) return;
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, B), [&](const int b) {
       Acc acc = 0;
-      for_edges(j, [&](const Acc w, const std::int32_t line, const int slot) { acc += w * edge_row(a.gu, line, slot)[b]; });
+      for_edges(
+          j, [&](const Acc w, const std::int32_t line, const int slot) { acc += w * edge_row(a.gu, line, slot)[b]; });
       a.gz(j, b) = a.rate_grad(j, b) + rdamp * acc;
     });
   }

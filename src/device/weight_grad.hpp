@@ -135,7 +135,9 @@ struct WeightGradFunctor {
         double sum = 0;
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(m, B),
-            [&](const int b, double& acc) { acc += static_cast<double>(gk[b]) * static_cast<double>(act_ext(xi, j, b)); },
+            [&](const int b, double& acc) {
+              acc += static_cast<double>(gk[b]) * static_cast<double>(act_ext(xi, j, b));
+            },
             sum);
         Kokkos::single(Kokkos::PerThread(m), [&]() { grad(k) += sum; });
       });

@@ -107,8 +107,8 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   u_ = decltype(u_)("drive.u", B_, R_, N);
   z_ring_ = device::SpikeRing<MemSpace>("state.z_ring", D_, B_, N);
   const bool active_lists = device::device_shape<ExecSpace>(device::KernelShape::Auto);
-  recurrent_ = device::group_edges<Real, MemSpace>(net.projections[0], net.initial_weights(0), D_, N_, "edges.recurrent",
-                                                   recurrent_order_, active_lists);
+  recurrent_ = device::group_edges<Real, MemSpace>(net.projections[0], net.initial_weights(0), D_, N_,
+                                                   "edges.recurrent", recurrent_order_, active_lists);
   for (const PreparedInput& in : inputs) {
     auto rt = std::make_unique<InputRuntime>();
     rt->spec = in;
@@ -280,9 +280,9 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
       if (device::device_shape<ExecSpace>(device::KernelShape::Auto))
         Kokkos::parallel_for("dpointnet::input_random", Policy(space_, 0, std::int64_t(B_) * in->edges.n_sources), f);
       else
-        Kokkos::parallel_for("dpointnet::input_random",
-                             Kokkos::RangePolicy<ExecSpace, typename decltype(f)::HostChunks>(space_, 0, B_ * f.chunks()),
-                             f);
+        Kokkos::parallel_for(
+            "dpointnet::input_random",
+            Kokkos::RangePolicy<ExecSpace, typename decltype(f)::HostChunks>(space_, 0, B_ * f.chunks()), f);
     }
   }
   // record (only for a sink: training records nothing here)
