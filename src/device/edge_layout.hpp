@@ -24,7 +24,6 @@ struct GroupedEdges {
   // a scan, [n_groups + 1] with the count in the last entry (read on the device: no host round trip).
   Kokkos::View<std::int32_t*, MemSpace> active;
   std::int64_t n_sources = 0;
-  std::int64_t n_targets = 0;  // the row length N of line
   // No row twice in one (source, delay) group (no two edges with the same source, delay, target and channel):
   // then a group's additions into a drive row may run as vector scatters (host propagation)
   bool rows_unique = false;
@@ -99,7 +98,6 @@ GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<
                                          std::vector<std::int64_t>& file_order, bool with_active_list) {
   GroupedEdges<Real, MemSpace> g;
   g.n_sources = p.n_sources;
-  g.n_targets = n_targets;
   const std::size_t ne = p.size();
   const std::size_t ng = static_cast<std::size_t>(p.n_sources) * static_cast<std::size_t>(D);
   auto key_of = [&](std::size_t e) {

@@ -6,6 +6,7 @@
 #include "device/model_constants.hpp"
 #include "device/rng.hpp"
 #include "util/host_simd.hpp"
+#include "util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 
@@ -56,10 +57,9 @@ struct RandomInputFunctor {
   // draws as the item-per-(sample, source) shape above, without its two index divisions per draw.
   struct HostChunks {};
   static constexpr std::int64_t kChunk = 256;
-  std::int64_t chunks() const { return (n_src + kChunk - 1) / kChunk; }
+  KOKKOS_INLINE_FUNCTION std::int64_t chunks() const { return (n_src + kChunk - 1) / kChunk; }
   KOKKOS_INLINE_FUNCTION void operator()(HostChunks, const std::int64_t item) const {
-    const std::int64_t nc = (n_src + kChunk - 1) / kChunk;
-    const std::int64_t b = item / nc, j0 = (item % nc) * kChunk;
+    const std::int64_t b = item / chunks(), j0 = (item % chunks()) * kChunk;
     const int m = static_cast<int>(n_src - j0 < kChunk ? n_src - j0 : kChunk);
     const auto step = static_cast<std::uint32_t>(t), sample = static_cast<std::uint32_t>(sample_offset + b);
     double u[kChunk];
@@ -76,5 +76,16 @@ struct RandomInputFunctor {
     }
   }
 };
+
+// Launches one step's random draws of an input in the shape that suits the space.
+template <class ExecSpace>
+void draw_random_input(const ExecSpace& space, const RandomInputFunctor<ExecSpace>& f, int B) {
+  using F = RandomInputFunctor<ExecSpace>;
+  if constexpr (compat::host_execution<ExecSpace>)
+    Kokkos::parallel_for("dpointnet::input_random",
+                         Kokkos::RangePolicy<ExecSpace, typename F::HostChunks>(space, 0, B * f.chunks()), f);
+  else
+    Kokkos::parallel_for("dpointnet::input_random", Kokkos::RangePolicy<ExecSpace>(space, 0, B * f.n_src), f);
+}
 
 }  // namespace dpointnet::device

@@ -7,7 +7,6 @@
 
 #include "device/adjoint.hpp"
 #include "device/edge_layout.hpp"
-#include "util/host_simd.hpp"
 #include "util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
@@ -61,7 +60,6 @@ KOKKOS_INLINE_FUNCTION void host_group_weight_grad(const HostActiveLanes& l, con
   if (l.nact == 1 || (l.nact == 2 && l.b1 / kLanes == l.b2 / kLanes)) {
     const double x1 = static_cast<double>(act[l.b1]);
     const double x2 = l.nact == 2 ? static_cast<double>(act[l.b2]) : 0.0;
-    DPOINTNET_HOST_SCALAR
     for (std::int64_t k = k0; k < k1; ++k) {
       const auto* gk = line(k);
       const double p1 = static_cast<double>(gk[l.b1]) * x1;

@@ -277,12 +277,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
                                               in->edges.n_sources,
                                               slot_now,
                                               in->spec.kind == InputKind::Poisson};
-      if (device::device_shape<ExecSpace>(device::KernelShape::Auto))
-        Kokkos::parallel_for("dpointnet::input_random", Policy(space_, 0, std::int64_t(B_) * in->edges.n_sources), f);
-      else
-        Kokkos::parallel_for(
-            "dpointnet::input_random",
-            Kokkos::RangePolicy<ExecSpace, typename decltype(f)::HostChunks>(space_, 0, B_ * f.chunks()), f);
+      device::draw_random_input(space_, f, B_);
     }
   }
   // record (only for a sink: training records nothing here)

@@ -117,9 +117,6 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots(int micro_batch) {
   const bool need_v = bp_.vreg_range_scale > 0 || bp_.vreg_threshold_scale > 0;
   using Stats = device::ForwardStatsFunctor<Real, ExecSpace>;
   Stats stats{counts_, sim_->z_ring(), sim_->training_v(), N_, 0};
-  const std::int64_t work = std::int64_t(B_) * N_;
-  // hosts: one work item per sample (StatsTag's shape, one item per (sample, neuron), suits devices)
-  const bool host_stats = !device::device_shape<ExecSpace>(device::KernelShape::Auto);
   // The last segment is recorded as it runs (its records are what the reverse sweep needs first), so the
   // backward pass does not recompute it.
   std::int64_t t0_recorded = -1;
@@ -139,17 +136,7 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots(int micro_batch) {
   // round trip)
   sim_->set_step_hook([&](std::int64_t t, int slot) {
     stats.slot = slot;
-    if (need_v && host_stats)
-      Kokkos::parallel_reduce("dpointnet::train_step_stats",
-                              Kokkos::RangePolicy<ExecSpace, typename Stats::HostStatsTag>(space_, 0, B_), stats,
-                              Kokkos::subview(vreg_steps_, t - W_, Kokkos::ALL()));
-    else if (need_v)
-      Kokkos::parallel_reduce("dpointnet::train_step_stats",
-                              Kokkos::RangePolicy<ExecSpace, typename Stats::StatsTag>(space_, 0, work), stats,
-                              Kokkos::subview(vreg_steps_, t - W_, Kokkos::ALL()));
-    else
-      Kokkos::parallel_for("dpointnet::train_count_spikes",
-                           Kokkos::RangePolicy<ExecSpace, typename Stats::CountTag>(space_, 0, work), stats);
+    device::forward_stats(space_, stats, B_, need_v, Kokkos::subview(vreg_steps_, t - W_, Kokkos::ALL()));
     if (t0_recorded >= 0) record_step(t, t0_recorded, slot);
   });
   for (std::size_t q = 0; q < segment_snapshots_.size(); ++q) {
