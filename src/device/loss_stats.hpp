@@ -95,12 +95,12 @@ template <class Real, class ExecSpace>
 struct WeightRegularizerFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   Kokkos::View<Real*, MemSpace> w, w0;
-  Kokkos::View<double*, MemSpace> grad;
+  Kokkos::View<Real*, MemSpace> grad;
   double scale;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t e, double& acc) const {
     const double d = static_cast<double>(w(e)) - static_cast<double>(w0(e));
     acc += d * d;
-    grad(e) += 2.0 * scale * d;
+    grad(e) = static_cast<Real>(static_cast<double>(grad(e)) + 2.0 * scale * d);
   }
 };
 

@@ -19,10 +19,10 @@ namespace dpointnet::device {
 // still gets its terms in decreasing t (the order of the separate weight-gradient kernel, whose arithmetic
 // host_group_weight_grad is), and the lines are read once per step instead of twice. The steps before the
 // first reverse step (activity from a warm-up or a carried state) follow with grad_only passes at the end.
-template <class MemSpace>
+template <class Grad, class MemSpace>
 struct FusedWeightGrad {
   Kokkos::View<const std::uint8_t***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][n][B], segment record
-  Kokkos::View<double*, MemSpace> grad;                                        // per grouped edge; empty: off
+  Kokkos::View<Grad*, MemSpace> grad;                                          // per grouped edge; empty: off
   std::int64_t ext_base = 0;                                                   // step of act_ext index 0 (t0 - D)
   std::int64_t t_lo = 0;   // grad_only: the first step whose gu is valid (the first reverse step)
   bool grad_only = false;  // no gz: only the weight-gradient terms of edges with t + d >= t_lo
@@ -46,7 +46,7 @@ struct SpikeAdjointFunctor {
   std::int64_t t, T, n;
   int D, B;
   // Hosts, optional: the recurrent weight gradient fused into the same pass (FusedWeightGrad above).
-  FusedWeightGrad<MemSpace> wg = {};
+  FusedWeightGrad<Acc, MemSpace> wg = {};
   // Calls f(w, row, slot) for every edge from j whose delay step t + d is inside the sequence, row = the edge's
   // row of gu (GroupedEdges::line; a group's edges in target order: its gathers walk gu in address order).
   template <class F>

@@ -49,12 +49,13 @@ KOKKOS_INLINE_FUNCTION double lane_tree_sum(const double* p) {
 }
 
 // Host shapes: grad[k] += sum_b line(k)[b] act[b] for the edges k0..k1 of one active group, the products summed
-// in double in a fixed tree over blocks of 16 lanes. With one active sample, or two in the same lane block, the
+// in double in a fixed tree over blocks of 16 lanes and each block's sum added to grad[k] in its type (Real: a
+// float32 run rounds once per term). With one active sample, or two in the same lane block, the
 // tree sum is exactly the sum of their products (the other lanes add zeros), so only those lanes are read.
-template <class Activity, class Line>
+template <class Activity, class Line, class Grad>
 KOKKOS_INLINE_FUNCTION void host_group_weight_grad(const HostActiveLanes& l, const Activity* act, const int B,
                                                    const std::int64_t k0, const std::int64_t k1, Line&& line,
-                                                   double* grad) {
+                                                   Grad* grad) {
   constexpr int kLanes = compat::kHostSampleLanes;
   static_assert(kLanes == 16, "lane_tree_sum sums 16 lanes");
   if (l.nact == 1 || (l.nact == 2 && l.b1 / kLanes == l.b2 / kLanes)) {
@@ -63,7 +64,7 @@ KOKKOS_INLINE_FUNCTION void host_group_weight_grad(const HostActiveLanes& l, con
     for (std::int64_t k = k0; k < k1; ++k) {
       const auto* gk = line(k);
       const double p1 = static_cast<double>(gk[l.b1]) * x1;
-      grad[k] += l.nact == 1 ? p1 : p1 + static_cast<double>(gk[l.b2]) * x2;
+      grad[k] = static_cast<Grad>(grad[k] + (l.nact == 1 ? p1 : p1 + static_cast<double>(gk[l.b2]) * x2));
     }
     return;
   }
@@ -79,7 +80,7 @@ KOKKOS_INLINE_FUNCTION void host_group_weight_grad(const HostActiveLanes& l, con
       } else {
         for (int q = 0; q < kLanes; ++q) p[q] = q < nb ? static_cast<double>(gk[q]) * x[q] : 0.0;
       }
-      grad[k] += lane_tree_sum(p);
+      grad[k] = static_cast<Grad>(grad[k] + lane_tree_sum(p));
     }
   }
 }
@@ -100,7 +101,7 @@ struct WeightGradFunctor {
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][n_src][B]
   Kokkos::View<Acc****, Kokkos::LayoutRight, MemSpace> gu;           // ring [D][R][N][B]
-  Kokkos::View<double*, MemSpace> grad;                              // per grouped edge
+  Kokkos::View<Acc*, MemSpace> grad;                                 // per grouped edge
   std::int64_t t, ext_base, n_groups;                                // ext_base = t0 - D
   int D, B, slot_gu;
   std::int64_t s_min = 0;  // first step with activity (PropagateFunctor::s_min)
@@ -137,7 +138,7 @@ struct WeightGradFunctor {
               acc += static_cast<double>(gk[b]) * static_cast<double>(act_ext(xi, j, b));
             },
             sum);
-        Kokkos::single(Kokkos::PerThread(m), [&]() { grad(k) += sum; });
+        Kokkos::single(Kokkos::PerThread(m), [&]() { grad(k) = static_cast<Acc>(grad(k) + sum); });
       });
     }
   }

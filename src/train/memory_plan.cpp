@@ -80,7 +80,7 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
     auto surface = [&](const std::string& name, const Projection& pr) {
       const auto it = tc->trainable.find(name);
       const bool trainable = it != tc->trainable.end() && it->second;
-      surf += static_cast<double>(pr.size()) * (real + (trainable ? 2 * real + 8 : 0));
+      surf += static_cast<double>(pr.size()) * (real + (trainable ? 3 * real : 0));
     };
     surface("recurrent", net.projections[0]);
     for (const auto& in : inputs) {

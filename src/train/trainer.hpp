@@ -25,7 +25,7 @@ struct Surface {
   int set = 0;  // the simulator's edge set
   bool trainable = false;
   Kokkos::View<Real*, MemSpace> w0, m, v;  // initial weights, Adam moments (grouped order)
-  Kokkos::View<double*, MemSpace> grad;    // dL/dw (grouped order)
+  Kokkos::View<Real*, MemSpace> grad;      // dL/dw (grouped order; float32 runs: float32 sums, see Precision)
 };
 
 struct StepMetrics {

@@ -73,8 +73,8 @@ void Trainer<Real, ExecSpace>::unpack_gradients(const float* packed, double scal
         "dpointnet::unpack_gradients",
         Kokkos::RangePolicy<ExecSpace>(space_, 0, static_cast<std::int64_t>(g.extent(0))),
         KOKKOS_LAMBDA(const std::int64_t e, double& acc) {
-          g(e) = static_cast<double>(buf(o + e)) * scale;
-          acc += g(e) * g(e);
+          g(e) = static_cast<Real>(static_cast<double>(buf(o + e)) * scale);
+          acc += static_cast<double>(g(e)) * static_cast<double>(g(e));
         },
         part);
     norm2 += part;

@@ -67,7 +67,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
     Kokkos::deep_copy(s.w0, w);
     s.m = Kokkos::View<Real*, MemSpace>("train." + s.name + ".adam_m", s.trainable ? ne : 0);
     s.v = Kokkos::View<Real*, MemSpace>("train." + s.name + ".adam_v", s.trainable ? ne : 0);
-    s.grad = Kokkos::View<double*, MemSpace>("train." + s.name + ".grad", s.trainable ? ne : 0);
+    s.grad = Kokkos::View<Real*, MemSpace>("train." + s.name + ".grad", s.trainable ? ne : 0);
     if (s.trainable) n_trainable_ += static_cast<std::int64_t>(ne);
     surfaces_.push_back(s);
   }
