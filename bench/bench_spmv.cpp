@@ -145,7 +145,7 @@ int run(int argc, char** argv) {
       std::vector<int> rows{0}, cols;
       std::vector<float> vals;
       for (std::int64_t j = 0; j < N; ++j) {
-        for (std::int64_t k = h_off(j * D + d - 1); k < h_off(j * D + d); ++k) {
+        for (std::int64_t k = h_off(e.group(j, d)); k < h_off(e.group(j, d) + 1); ++k) {
           cols.push_back(col_of(k));
           vals.push_back(h_w(k));
         }
@@ -155,16 +155,23 @@ int run(int argc, char** argv) {
           make_crs("bench.A_delay" + std::to_string(d), static_cast<int>(N), static_cast<int>(RN), rows, cols, vals));
     }
     {
-      std::vector<int> rows(static_cast<std::size_t>(N) + 1);
-      for (std::int64_t j = 0; j <= N; ++j) rows[static_cast<std::size_t>(j)] = static_cast<int>(h_off(j * D));
-      std::vector<float> vals(h_w.data(), h_w.data() + E);
+      // one row per source: its groups d = 1..D in turn (the grouped edges are delay-major)
+      std::vector<int> rows{0};
+      std::vector<float> vals;
+      for (std::int64_t j = 0; j < N; ++j) {
+        for (int d = 1; d <= D; ++d)
+          for (std::int64_t k = h_off(e.group(j, d)); k < h_off(e.group(j, d) + 1); ++k) vals.push_back(h_w(k));
+        rows.push_back(static_cast<int>(vals.size()));
+      }
       for (int p = 0; p < D; ++p) {  // phase p = t mod D: delay d reads slot (p + d) mod D
-        std::vector<int> cols(static_cast<std::size_t>(E));
-        for (std::int64_t g = 0; g < N * D; ++g) {
-          const int slot = static_cast<int>((p + g % D + 1) % D);
-          for (std::int64_t k = h_off(g); k < h_off(g + 1); ++k)
-            cols[static_cast<std::size_t>(k)] = slot * static_cast<int>(RN) + col_of(k);
-        }
+        std::vector<int> cols;
+        cols.reserve(static_cast<std::size_t>(E));
+        for (std::int64_t j = 0; j < N; ++j)
+          for (int d = 1; d <= D; ++d) {
+            const int slot = (p + d) % D;
+            for (std::int64_t k = h_off(e.group(j, d)); k < h_off(e.group(j, d) + 1); ++k)
+              cols.push_back(slot * static_cast<int>(RN) + col_of(k));
+          }
         if (p == 0) {
           A_ring.push_back(make_crs("bench.A_ring0", static_cast<int>(N), static_cast<int>(D * RN), rows, cols, vals));
         } else {  // the same row map and values, another column array

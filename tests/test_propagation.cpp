@@ -52,7 +52,7 @@ void check_scatter(const bool unique_rows) {
   for (std::int64_t grp = 0; grp < N * D; ++grp)
     for (std::int64_t k = off(grp); k < off(grp + 1); ++k) {
       const auto e = static_cast<std::size_t>(order[static_cast<std::size_t>(k)]);
-      ASSERT_EQ(p.source[e] * D + p.delay_steps[e] - 1, grp);
+      ASSERT_EQ((p.delay_steps[e] - 1) * N + p.source[e], grp) << "groups are delay-major";
     }
   // sparse activity (one source in 5) and every source active (N D = 300 groups per sample: more than the host
   // shape lists at a time, PropagateFunctor::kList)

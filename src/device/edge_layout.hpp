@@ -15,7 +15,10 @@ namespace dpointnet::device {
 
 template <class Real, class MemSpace>
 struct GroupedEdges {
-  Kokkos::View<std::int64_t*, MemSpace> offsets;  // [n_sources * D + 1], group (j, d) = j * D + (d - 1)
+  // [n_sources * D + 1]: the edges of group (j, d) are offsets(g) .. offsets(g + 1) - 1, g = group(j, d). Groups
+  // are delay-major, g = (d - 1) n_sources + j: the groups of one delay are contiguous in source order, so that
+  // the spike adjoint's pass over one delay streams the edge arrays (docs/performance-sessions.md, session 10).
+  Kokkos::View<std::int64_t*, MemSpace> offsets;
   // The row an edge adds to, line = channel * n_targets + target (target: global neuron index): one index
   // addresses the [R][N] rows of the drive u[B][R][N] and of the adjoint ring gu[D][R][N][B] (edge_row).
   Kokkos::View<std::int32_t*, MemSpace> line;
@@ -24,6 +27,11 @@ struct GroupedEdges {
   // a scan, [n_groups + 1] with the count in the last entry (read on the device: no host round trip).
   Kokkos::View<std::int32_t*, MemSpace> active;
   std::int64_t n_sources = 0;
+  KOKKOS_INLINE_FUNCTION std::int64_t group(const std::int64_t j, const int d) const {
+    return static_cast<std::int64_t>(d - 1) * n_sources + j;
+  }
+  KOKKOS_INLINE_FUNCTION std::int64_t source_of(const std::int64_t g) const { return g % n_sources; }
+  KOKKOS_INLINE_FUNCTION int delay_of(const std::int64_t g) const { return static_cast<int>(g / n_sources) + 1; }
   // No row twice in one (source, delay) group (no two edges with the same source, delay, target and channel):
   // then a group's additions into a drive row may run as vector scatters (host propagation)
   bool rows_unique = false;
@@ -58,11 +66,11 @@ struct CompactActiveGroups {
   Kokkos::View<const std::int64_t*, typename Act::memory_space> offsets;
   Kokkos::View<std::int32_t*, typename Act::memory_space> active;
   Act act;
-  std::int64_t t, n_groups;
+  std::int64_t t, n_groups, n_sources;
   int D, B;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g, std::int32_t& upd, const bool final) const {
-    const std::int64_t j = g / D;
-    const std::int64_t s = t - (g % D + 1);
+    const std::int64_t j = g % n_sources;
+    const std::int64_t s = t - (g / n_sources + 1);
     bool on = false;
     if (act.in_range(s) && offsets(g + 1) > offsets(g))
       for (int b = 0; b < B && !on; ++b) on = act(b, j, s) != 0;
@@ -79,7 +87,7 @@ void compact_active_groups(const ExecSpace& space, const GroupedEdges<Real, MemS
                            std::int64_t t, int D, int B) {
   const std::int64_t n_groups = e.n_sources * D;
   Kokkos::parallel_scan("dpointnet::compact_active_groups", Kokkos::RangePolicy<ExecSpace>(space, 0, n_groups),
-                        CompactActiveGroups<Act>{e.offsets, e.active, act, t, n_groups, D, B});
+                        CompactActiveGroups<Act>{e.offsets, e.active, act, t, n_groups, e.n_sources, D, B});
 }
 
 // Teams per kernel of the device shapes (at most 2,048, at least 1); each team takes active groups league size
@@ -100,9 +108,9 @@ GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<
   g.n_sources = p.n_sources;
   const std::size_t ne = p.size();
   const std::size_t ng = static_cast<std::size_t>(p.n_sources) * static_cast<std::size_t>(D);
-  auto key_of = [&](std::size_t e) {
-    return static_cast<std::size_t>(p.source[e]) * static_cast<std::size_t>(D) +
-           static_cast<std::size_t>(p.delay_steps[e] - 1);
+  auto key_of = [&](std::size_t e) {  // GroupedEdges::group
+    return static_cast<std::size_t>(p.delay_steps[e] - 1) * static_cast<std::size_t>(p.n_sources) +
+           static_cast<std::size_t>(p.source[e]);
   };
   auto h_off = Kokkos::View<std::int64_t*, Kokkos::HostSpace>(label + ".offsets_host", ng + 1);
   for (std::size_t e = 0; e < ne; ++e) h_off(key_of(e) + 1)++;

@@ -58,8 +58,8 @@ struct PropagateFunctor {
     const int B = static_cast<int>(u.extent(0));
     for (std::int32_t q = m.league_rank(); q < n_active; q += m.league_size()) {
       const std::int64_t g = e.active(q);
-      const std::int64_t j = g / D;
-      const int slot = static_cast<int>((t - (g % D + 1) + D) % D);
+      const std::int64_t j = e.source_of(g);
+      const int slot = static_cast<int>((t - e.delay_of(g) + D) % D);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(m, e.offsets(g), e.offsets(g + 1)), [&](const std::int64_t k) {
         const double w = static_cast<double>(e.weight(k));
         const std::int32_t line = e.line(k);
@@ -133,7 +133,7 @@ struct PropagateFunctor {
         for (std::int64_t j = j0; j < j1; ++j) {
           const Activity a = act[j];
           if (a == 0) continue;
-          group[n] = j * D + dm1;
+          group[n] = e.group(j, dm1 + 1);
           count[n] = static_cast<double>(a);
           if (++n == kList) {
             add_groups(group, count, n, ub);

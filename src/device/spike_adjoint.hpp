@@ -32,8 +32,8 @@ struct FusedWeightGrad {
 // gz_t[j, b] = rate_grad[j, b] + rdamp * sum over recurrent edges e from j of w_e gu_{t + d_e}[c_e, post_e, b].
 // Each thread owns sources; every edge is read once for all samples, which are summed in edge order, delays
 // ascending (the same order on every backend). Devices: one vector lane per sample, the edge broadcast to the
-// lanes. Hosts: blocks of sources, the samples in register blocks of kHostLanes (a fixed-width vector loop),
-// optionally with the recurrent weight gradient (wg).
+// lanes. Hosts: a range of sources per thread, the samples in register blocks of kHostLanes (a fixed-width vector
+// loop), optionally with the recurrent weight gradient (wg).
 template <class Real, class Acc, class ExecSpace>
 struct SpikeAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
@@ -55,83 +55,118 @@ struct SpikeAdjointFunctor {
     for (int d = 1; d <= D; ++d) {
       if (t + d >= T) break;
       const int slot = static_cast<int>((t + d) % D);
-      const std::int64_t g = j * D + (d - 1);
+      const std::int64_t g = e.group(j, d);
       for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) f(static_cast<Acc>(e.weight(k)), e.line(k), slot);
     }
   }
 
-  // Hosts: work item r handles the sources [r kHostSources, (r + 1) kHostSources), delay by delay, so that the
-  // gathers of a pass read one slot of the gu ring (R N B values) rather than all D of them: a slot fits a core's
-  // L2 where the ring does not. Each (j, b) still sums its edges in the order d = 1..D, group order, as the
-  // per-source loop of the device shape does.
-  static constexpr int kHostSources = 32;
-  struct HostBlock {};
-  KOKKOS_INLINE_FUNCTION void operator()(HostBlock, const std::int64_t r) const {
-    const std::int64_t j0 = r * kHostSources;
-    const std::int64_t j1 = j0 + kHostSources < n ? j0 + kHostSources : n;
-    const bool fused = wg.on() && e.offsets.extent(0) != 0;
-    // the active lanes of each source of the block at step t (fused weight gradient)
-    HostActiveLanes lanes[kHostSources];
-    const std::uint8_t* act[kHostSources] = {};
-    if (fused) {
-      for (std::int64_t j = j0; j < j1; ++j) {
-        act[j - j0] = &wg.act_ext(static_cast<int>(t - wg.ext_base), j, 0);
-        lanes[j - j0] = host_active_lanes(act[j - j0], B);
-      }
+  // Hosts: work item r handles the sources [chunk_begin(r), chunk_begin(r + 1)) (about E / n_chunks edges; one
+  // chunk per thread), in one pass per delay over all of them. A pass gathers from one slot of the gu ring only
+  // (the slot stays in the core's L2 for the whole pass) and streams the edge arrays, whose groups are
+  // delay-major. The sums of (j, b) are carried in gz from pass to pass: each still adds its edges from zero in
+  // the order d = 1..D, group order, as the device shape does, so the result does not depend on n_chunks.
+  struct HostPasses {};
+  int n_chunks = 1;  // set by spike_adjoint()
+  // the edges of the sources before j, over all delays
+  KOKKOS_INLINE_FUNCTION std::int64_t edges_before(const std::int64_t j) const {
+    std::int64_t c = 0;
+    for (int d = 1; d <= D; ++d) c += e.offsets(e.group(j, d)) - e.offsets(e.group(0, d));
+    return c;
+  }
+  // the first source of chunk r: the first j with at least r / n_chunks of the edges before it
+  KOKKOS_INLINE_FUNCTION std::int64_t chunk_begin(const std::int64_t r) const {
+    if (r >= n_chunks) return n;
+    if (e.offsets.extent(0) == 0) return n * r / n_chunks;
+    const std::int64_t goal = e.offsets(n * D) / n_chunks * r;
+    std::int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      const std::int64_t mid = (lo + hi) / 2;
+      if (edges_before(mid) < goal)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-    if (fused) {  // the weight gradient of the active groups, before the gz pass walks the same lines
-      for (int d = 1; d <= D; ++d) {
-        if (t + d >= T) break;
-        if (wg.grad_only && t + d < wg.t_lo) continue;
-        const int slot = static_cast<int>((t + d) % D);
-        for (std::int64_t j = j0; j < j1; ++j) {
-          if (lanes[j - j0].nact == 0) continue;
-          const std::int64_t g = j * D + (d - 1);
-          host_group_weight_grad(
-              lanes[j - j0], act[j - j0], B, e.offsets(g), e.offsets(g + 1),
-              [&](const std::int64_t k) { return edge_row(a.gu, e.line(k), slot); }, wg.grad.data());
+    return lo;
+  }
+  // The fused weight gradient of group (j, d) if j is active at t: returns the lane block whose gz loop adds it
+  // (one or two active samples in one full block of kHostLanes: from the lines that loop loads anyway, the terms
+  // of host_group_weight_grad's short path), or -1 after adding it here (any other case) or if j is silent.
+  KOKKOS_INLINE_FUNCTION int host_group_grad(const std::int64_t j, const std::int64_t k0, const std::int64_t k1,
+                                             const int slot, HostActiveLanes& lanes, const std::uint8_t*& act) const {
+    act = &wg.act_ext(static_cast<int>(t - wg.ext_base), j, 0);
+    if (!host_any_active(act, B)) return -1;
+    lanes = host_active_lanes(act, B);
+    const int blk = lanes.b1 / kHostLanes * kHostLanes;
+    const bool one_block = lanes.nact == 1 || (lanes.nact == 2 && lanes.b2 / kHostLanes * kHostLanes == blk);
+    if (!wg.grad_only && one_block && B - blk >= kHostLanes) return blk;
+    host_group_weight_grad(
+        lanes, act, B, k0, k1, [&](const std::int64_t k) { return edge_row(a.gu, e.line(k), slot); }, wg.grad.data());
+    return -1;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(HostPasses, const std::int64_t r) const {
+    const std::int64_t j0 = chunk_begin(r), j1 = chunk_begin(r + 1);
+    if (!wg.grad_only)
+      for (std::int64_t j = j0; j < j1; ++j)
+        for (int b = 0; b < B; ++b) a.gz(j, b) = Acc(0);
+    const bool have_edges = e.offsets.extent(0) != 0;
+    const std::int32_t* const ln = e.line.data();
+    const Real* const wt = e.weight.data();
+    const std::int64_t row = a.gu.extent(3);  // B
+    for (int d = 1; d <= D && have_edges; ++d) {
+      if (t + d >= T) break;
+      const int slot = static_cast<int>((t + d) % D);
+      const bool grad_on = wg.on() && !(wg.grad_only && t + d < wg.t_lo);
+      const Acc* const gs = &a.gu(slot, 0, 0, 0);
+      for (std::int64_t j = j0; j < j1; ++j) {
+        const std::int64_t g = e.group(j, d);
+        const std::int64_t k0 = e.offsets(g), k1 = e.offsets(g + 1);
+        if (k0 == k1) continue;
+        HostActiveLanes lanes;
+        const std::uint8_t* act = nullptr;
+        const int merge_b0 = grad_on ? host_group_grad(j, k0, k1, slot, lanes, act) : -1;
+        if (wg.grad_only) continue;
+        for (int b0 = 0; b0 < B; b0 += kHostLanes) {
+          const int nb = B - b0 < kHostLanes ? B - b0 : kHostLanes;
+          Acc* const aj = &a.gz(j, b0);
+          if (nb < kHostLanes) {
+            for (std::int64_t k = k0; k < k1; ++k) {
+              const Acc w = static_cast<Acc>(wt[k]);
+              const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row + b0;
+              DPOINTNET_HOST_SIMD
+              for (int q = 0; q < nb; ++q) aj[q] += w * gk[q];
+            }
+            continue;
+          }
+          Acc r[kHostLanes];  // the partial sums stay in registers over the group
+          for (int q = 0; q < kHostLanes; ++q) r[q] = aj[q];
+          if (b0 != merge_b0) {
+            for (std::int64_t k = k0; k < k1; ++k) {
+              const Acc w = static_cast<Acc>(wt[k]);
+              const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row + b0;
+              DPOINTNET_HOST_SIMD
+              for (int q = 0; q < kHostLanes; ++q) r[q] += w * gk[q];
+            }
+          } else {  // with the weight gradient's terms from the same lines
+            Acc* const grad = wg.grad.data();
+            const int q1 = lanes.b1 - b0, q2 = lanes.b2 - b0;
+            const double x1 = static_cast<double>(act[lanes.b1]);
+            const double x2 = lanes.nact == 2 ? static_cast<double>(act[lanes.b2]) : 0.0;
+            for (std::int64_t k = k0; k < k1; ++k) {
+              const Acc w = static_cast<Acc>(wt[k]);
+              const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row + b0;
+              DPOINTNET_HOST_SIMD
+              for (int q = 0; q < kHostLanes; ++q) r[q] += w * gk[q];
+              const double p1 = static_cast<double>(gk[q1]) * x1;
+              grad[k] = static_cast<Acc>(grad[k] + (lanes.nact == 1 ? p1 : p1 + static_cast<double>(gk[q2]) * x2));
+            }
+          }
+          for (int q = 0; q < kHostLanes; ++q) aj[q] = r[q];
         }
       }
     }
     if (wg.grad_only) return;
-    const std::int32_t* const ln = e.line.data();
-    const Real* const wt = e.weight.data();
-    const std::int64_t row = a.gu.extent(3);  // B
-    for (int b0 = 0; b0 < B; b0 += kHostLanes) {
-      const int nb = B - b0 < kHostLanes ? B - b0 : kHostLanes;
-      Acc acc[kHostSources][kHostLanes] = {};
-      if (e.offsets.extent(0) != 0) {
-        for (int d = 1; d <= D; ++d) {
-          if (t + d >= T) break;
-          const Acc* const gs = &a.gu(static_cast<int>((t + d) % D), 0, 0, b0);
-          for (std::int64_t j = j0; j < j1; ++j) {
-            const std::int64_t g = j * D + (d - 1);
-            Acc* aj = acc[j - j0];
-            if (nb == kHostLanes) {
-              Acc r[kHostLanes];  // the block's partial sums stay in registers over the group
-              for (int q = 0; q < kHostLanes; ++q) r[q] = aj[q];
-              const std::int64_t k1 = e.offsets(g + 1);
-              for (std::int64_t k = e.offsets(g); k < k1; ++k) {
-                const Acc w = static_cast<Acc>(wt[k]);
-                const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row;
-                DPOINTNET_HOST_SIMD
-                for (int q = 0; q < kHostLanes; ++q) r[q] += w * gk[q];
-              }
-              for (int q = 0; q < kHostLanes; ++q) aj[q] = r[q];
-            } else {
-              for (std::int64_t k = e.offsets(g); k < e.offsets(g + 1); ++k) {
-                const Acc w = static_cast<Acc>(wt[k]);
-                const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row;
-                DPOINTNET_HOST_SIMD
-                for (int q = 0; q < nb; ++q) aj[q] += w * gk[q];
-              }
-            }
-          }
-        }
-      }
-      for (std::int64_t j = j0; j < j1; ++j)
-        for (int q = 0; q < nb; ++q) a.gz(j, b0 + q) = a.rate_grad(j, b0 + q) + rdamp * acc[j - j0][q];
-    }
+    for (std::int64_t j = j0; j < j1; ++j)
+      for (int b = 0; b < B; ++b) a.gz(j, b) = a.rate_grad(j, b) + rdamp * a.gz(j, b);
   }
 
   // Devices: team r, thread k handles source r * team_size + k.
@@ -153,10 +188,11 @@ void spike_adjoint(const ExecSpace& space, const SpikeAdjointFunctor<Real, Acc, 
   using F = SpikeAdjointFunctor<Real, Acc, ExecSpace>;
   using Teams = compat::SampleTeams<ExecSpace>;
   if constexpr (F::kHost) {
-    const std::int64_t blocks = (f.n + F::kHostSources - 1) / F::kHostSources;
+    F g = f;
+    g.n_chunks = compat::concurrency(space);
     Kokkos::parallel_for(
         f.wg.grad_only ? "dpointnet::backward_weight_grad_recurrent" : "dpointnet::backward_spike_adjoint",
-        Kokkos::RangePolicy<ExecSpace, typename F::HostBlock>(space, 0, blocks), f);
+        Kokkos::RangePolicy<ExecSpace, typename F::HostPasses>(space, 0, g.n_chunks), g);
   } else {
     Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Teams::policy(space, f.n, f.B), f);
   }

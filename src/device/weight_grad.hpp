@@ -4,6 +4,7 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <cstring>
 
 #include "device/adjoint.hpp"
 #include "device/edge_layout.hpp"
@@ -39,6 +40,23 @@ KOKKOS_INLINE_FUNCTION HostActiveLanes host_active_lanes(const Activity* act, co
     ++l.nact;
   }
   return l;
+}
+
+// Whether any sample of an activity row is active: the bytes 8 at a time (most rows are all zero at cortical rates;
+// a branch per byte costs more than the row).
+template <class Activity>
+KOKKOS_INLINE_FUNCTION bool host_any_active(const Activity* act, const int B) {
+  const int bytes = B * static_cast<int>(sizeof(Activity));
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(act);
+  std::uint64_t any = 0;
+  int q = 0;
+  for (; q + 8 <= bytes; q += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + q, 8);
+    any |= w;
+  }
+  for (; q < bytes; ++q) any |= p[q];
+  return any != 0;
 }
 
 KOKKOS_INLINE_FUNCTION double lane_tree_sum(const double* p) {
@@ -106,12 +124,15 @@ struct WeightGradFunctor {
   int D, B, slot_gu;
   std::int64_t s_min = 0;  // first step with activity (PropagateFunctor::s_min)
 
-  // Host shape: team r, thread k handles group r * team_size + k.
+  // Host shape: team r, thread k handles work item i = r * team_size + k, the group of source i / D and delay
+  // i mod D + 1: work items in source order, so that a static split gives each thread sources of every delay (a
+  // projection often uses one delay: in group order its groups would all fall to one thread).
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
-    const std::int64_t g = static_cast<std::int64_t>(m.league_rank()) * m.team_size() + m.team_rank();
-    if (g >= n_groups) return;
-    const std::int64_t j = g / D;
-    const int d = static_cast<int>(g % D) + 1;
+    const std::int64_t i = static_cast<std::int64_t>(m.league_rank()) * m.team_size() + m.team_rank();
+    if (i >= n_groups) return;
+    const std::int64_t j = i / D;
+    const int d = static_cast<int>(i % D) + 1;
+    const std::int64_t g = e.group(j, d);
     const std::int64_t s = t - d;
     if (s < s_min || e.offsets(g) == e.offsets(g + 1)) return;
     const Activity* act = &act_ext(static_cast<int>(s - ext_base), j, 0);
@@ -127,8 +148,8 @@ struct WeightGradFunctor {
     const std::int32_t n_active = e.active(n_groups);
     for (std::int32_t q = m.league_rank(); q < n_active; q += m.league_size()) {
       const std::int64_t g = e.active(q);
-      const std::int64_t j = g / D;
-      const int xi = static_cast<int>(t - (g % D + 1) - ext_base);
+      const std::int64_t j = e.source_of(g);
+      const int xi = static_cast<int>(t - e.delay_of(g) - ext_base);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(m, e.offsets(g), e.offsets(g + 1)), [&](const std::int64_t k) {
         const Acc* const gk = edge_row(gu, e.line(k), slot_gu);
         double sum = 0;

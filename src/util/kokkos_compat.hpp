@@ -68,6 +68,20 @@ inline int concurrency() {
 #endif
 }
 
+// The threads of an execution space instance (Kokkos 3.x: OpenMP reports 0 outside parallel regions).
+template <class ExecSpace>
+int concurrency(const ExecSpace& space) {
+#if DPOINTNET_KOKKOS4
+  return space.concurrency();
+#else
+  (void)space;
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if constexpr (std::is_same<ExecSpace, Kokkos::OpenMP>::value) return omp_get_max_threads();
+#endif
+  return ExecSpace::concurrency();
+#endif
+}
+
 // Whether kernels of this execution space run on the host (then they take their host shape). Keyed on the
 // execution space, not on its memory space: a CUDA build whose memory is host-accessible (UVM) runs the device
 // shapes.

@@ -195,7 +195,8 @@ double count_events(const ExecSpace& space, const Ring& ring,
         const std::int64_t s = t - (dm1 + 1);
         if (s < s_min) return;
         const Activity a = ring(static_cast<int>((s + D) % D), b, j);
-        if (a) acc += double(a > 0) * double(offsets(j * D + dm1 + 1) - offsets(j * D + dm1));
+        const std::int64_t g = dm1 * n_src + j;  // GroupedEdges::group(j, dm1 + 1)
+        if (a) acc += double(a > 0) * double(offsets(g + 1) - offsets(g));
       },
       total);
   return total;

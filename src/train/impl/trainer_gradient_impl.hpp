@@ -148,7 +148,10 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     double part = 0;
     Kokkos::parallel_reduce(
         "dpointnet::grad_norm", Kokkos::RangePolicy<ExecSpace>(space_, 0, static_cast<std::int64_t>(g.extent(0))),
-        KOKKOS_LAMBDA(const std::int64_t e, double& acc) { acc += static_cast<double>(g(e)) * static_cast<double>(g(e)); }, part);
+        KOKKOS_LAMBDA(const std::int64_t e, double& acc) {
+          acc += static_cast<double>(g(e)) * static_cast<double>(g(e));
+        },
+        part);
     norm2 += part;
   }
   m.grad_norm = std::sqrt(norm2);
