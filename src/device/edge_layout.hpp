@@ -13,6 +13,17 @@
 
 namespace dpointnet::device {
 
+// The (source, delay) group index, delay-major: g = (d - 1) n_sources + j (GroupedEdges::offsets), and back.
+KOKKOS_INLINE_FUNCTION std::int64_t group_index(const std::int64_t j, const int d, const std::int64_t n_sources) {
+  return static_cast<std::int64_t>(d - 1) * n_sources + j;
+}
+KOKKOS_INLINE_FUNCTION std::int64_t group_source(const std::int64_t g, const std::int64_t n_sources) {
+  return g % n_sources;
+}
+KOKKOS_INLINE_FUNCTION int group_delay(const std::int64_t g, const std::int64_t n_sources) {
+  return static_cast<int>(g / n_sources) + 1;
+}
+
 template <class Real, class MemSpace>
 struct GroupedEdges {
   // [n_sources * D + 1]: the edges of group (j, d) are offsets(g) .. offsets(g + 1) - 1, g = group(j, d). Groups
@@ -28,10 +39,10 @@ struct GroupedEdges {
   Kokkos::View<std::int32_t*, MemSpace> active;
   std::int64_t n_sources = 0;
   KOKKOS_INLINE_FUNCTION std::int64_t group(const std::int64_t j, const int d) const {
-    return static_cast<std::int64_t>(d - 1) * n_sources + j;
+    return group_index(j, d, n_sources);
   }
-  KOKKOS_INLINE_FUNCTION std::int64_t source_of(const std::int64_t g) const { return g % n_sources; }
-  KOKKOS_INLINE_FUNCTION int delay_of(const std::int64_t g) const { return static_cast<int>(g / n_sources) + 1; }
+  KOKKOS_INLINE_FUNCTION std::int64_t source_of(const std::int64_t g) const { return group_source(g, n_sources); }
+  KOKKOS_INLINE_FUNCTION int delay_of(const std::int64_t g) const { return group_delay(g, n_sources); }
   // No row twice in one (source, delay) group (no two edges with the same source, delay, target and channel):
   // then a group's additions into a drive row may run as vector scatters (host propagation)
   bool rows_unique = false;
@@ -69,8 +80,8 @@ struct CompactActiveGroups {
   std::int64_t t, n_groups, n_sources;
   int D, B;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g, std::int32_t& upd, const bool final) const {
-    const std::int64_t j = g % n_sources;
-    const std::int64_t s = t - (g / n_sources + 1);
+    const std::int64_t j = group_source(g, n_sources);
+    const std::int64_t s = t - group_delay(g, n_sources);
     bool on = false;
     if (act.in_range(s) && offsets(g + 1) > offsets(g))
       for (int b = 0; b < B && !on; ++b) on = act(b, j, s) != 0;
@@ -108,9 +119,8 @@ GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<
   g.n_sources = p.n_sources;
   const std::size_t ne = p.size();
   const std::size_t ng = static_cast<std::size_t>(p.n_sources) * static_cast<std::size_t>(D);
-  auto key_of = [&](std::size_t e) {  // GroupedEdges::group
-    return static_cast<std::size_t>(p.delay_steps[e] - 1) * static_cast<std::size_t>(p.n_sources) +
-           static_cast<std::size_t>(p.source[e]);
+  auto key_of = [&](std::size_t e) {
+    return static_cast<std::size_t>(group_index(p.source[e], p.delay_steps[e], p.n_sources));
   };
   auto h_off = Kokkos::View<std::int64_t*, Kokkos::HostSpace>(label + ".offsets_host", ng + 1);
   for (std::size_t e = 0; e < ne; ++e) h_off(key_of(e) + 1)++;

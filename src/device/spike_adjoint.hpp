@@ -89,16 +89,15 @@ struct SpikeAdjointFunctor {
     return lo;
   }
   // The fused weight gradient of group (j, d) if j is active at t: returns the lane block whose gz loop adds it
-  // (one or two active samples in one full block of kHostLanes: from the lines that loop loads anyway, the terms
-  // of host_group_weight_grad's short path), or -1 after adding it here (any other case) or if j is silent.
+  // (HostShortTerm applies and the block is full: from the lines that loop loads anyway), or -1 after adding it
+  // here (any other case) or if j is silent.
   KOKKOS_INLINE_FUNCTION int host_group_grad(const std::int64_t j, const std::int64_t k0, const std::int64_t k1,
                                              const int slot, HostActiveLanes& lanes, const std::uint8_t*& act) const {
     act = &wg.act_ext(static_cast<int>(t - wg.ext_base), j, 0);
     if (!host_any_active(act, B)) return -1;
     lanes = host_active_lanes(act, B);
     const int blk = lanes.b1 / kHostLanes * kHostLanes;
-    const bool one_block = lanes.nact == 1 || (lanes.nact == 2 && lanes.b2 / kHostLanes * kHostLanes == blk);
-    if (!wg.grad_only && one_block && B - blk >= kHostLanes) return blk;
+    if (!wg.grad_only && HostShortTerm::applies(lanes) && B - blk >= kHostLanes) return blk;
     host_group_weight_grad(
         lanes, act, B, k0, k1, [&](const std::int64_t k) { return edge_row(a.gu, e.line(k), slot); }, wg.grad.data());
     return -1;
@@ -148,16 +147,14 @@ struct SpikeAdjointFunctor {
             }
           } else {  // with the weight gradient's terms from the same lines
             Acc* const grad = wg.grad.data();
-            const int q1 = lanes.b1 - b0, q2 = lanes.b2 - b0;
-            const double x1 = static_cast<double>(act[lanes.b1]);
-            const double x2 = lanes.nact == 2 ? static_cast<double>(act[lanes.b2]) : 0.0;
+            const HostShortTerm term(lanes, act);
             for (std::int64_t k = k0; k < k1; ++k) {
               const Acc w = static_cast<Acc>(wt[k]);
-              const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row + b0;
+              const Acc* line = gs + static_cast<std::int64_t>(ln[k]) * row;
+              const Acc* gk = line + b0;
               DPOINTNET_HOST_SIMD
               for (int q = 0; q < kHostLanes; ++q) r[q] += w * gk[q];
-              const double p1 = static_cast<double>(gk[q1]) * x1;
-              grad[k] = static_cast<Acc>(grad[k] + (lanes.nact == 1 ? p1 : p1 + static_cast<double>(gk[q2]) * x2));
+              grad[k] = static_cast<Acc>(grad[k] + term(line));
             }
           }
           for (int q = 0; q < kHostLanes; ++q) aj[q] = r[q];

@@ -59,6 +59,32 @@ KOKKOS_INLINE_FUNCTION bool host_any_active(const Activity* act, const int B) {
   return any != 0;
 }
 
+// The short path of the host weight gradient: one active sample, or two in the same block of 16 lanes. Then the
+// fixed tree sum of an edge's products over the block is exactly the sum of these one or two products (the other
+// lanes add zeros), so only those lanes of the edge's line are read.
+struct HostShortTerm {
+  int b1 = 0, b2 = 0;
+  bool two = false;
+  double x1 = 0, x2 = 0;
+  KOKKOS_INLINE_FUNCTION static bool applies(const HostActiveLanes& l) {
+    constexpr int kLanes = compat::kHostSampleLanes;
+    return l.nact == 1 || (l.nact == 2 && l.b1 / kLanes == l.b2 / kLanes);
+  }
+  template <class Activity>
+  KOKKOS_INLINE_FUNCTION HostShortTerm(const HostActiveLanes& l, const Activity* act)
+      : b1(l.b1),
+        b2(l.b2),
+        two(l.nact == 2),
+        x1(static_cast<double>(act[l.b1])),
+        x2(l.nact == 2 ? static_cast<double>(act[l.b2]) : 0.0) {}
+  // the term of the edge whose line (sample 0 of its row) is `line`
+  template <class T>
+  KOKKOS_INLINE_FUNCTION double operator()(const T* line) const {
+    const double p1 = static_cast<double>(line[b1]) * x1;
+    return two ? p1 + static_cast<double>(line[b2]) * x2 : p1;
+  }
+};
+
 KOKKOS_INLINE_FUNCTION double lane_tree_sum(const double* p) {
   double s8[8];
   for (int q = 0; q < 8; ++q) s8[q] = p[q] + p[q + 8];
@@ -68,22 +94,16 @@ KOKKOS_INLINE_FUNCTION double lane_tree_sum(const double* p) {
 
 // Host shapes: grad[k] += sum_b line(k)[b] act[b] for the edges k0..k1 of one active group, the products summed
 // in double in a fixed tree over blocks of 16 lanes and each block's sum added to grad[k] in its type (Real: a
-// float32 run rounds once per term). With one active sample, or two in the same lane block, the
-// tree sum is exactly the sum of their products (the other lanes add zeros), so only those lanes are read.
+// float32 run rounds once per term); HostShortTerm when it applies.
 template <class Activity, class Line, class Grad>
 KOKKOS_INLINE_FUNCTION void host_group_weight_grad(const HostActiveLanes& l, const Activity* act, const int B,
                                                    const std::int64_t k0, const std::int64_t k1, Line&& line,
                                                    Grad* grad) {
   constexpr int kLanes = compat::kHostSampleLanes;
   static_assert(kLanes == 16, "lane_tree_sum sums 16 lanes");
-  if (l.nact == 1 || (l.nact == 2 && l.b1 / kLanes == l.b2 / kLanes)) {
-    const double x1 = static_cast<double>(act[l.b1]);
-    const double x2 = l.nact == 2 ? static_cast<double>(act[l.b2]) : 0.0;
-    for (std::int64_t k = k0; k < k1; ++k) {
-      const auto* gk = line(k);
-      const double p1 = static_cast<double>(gk[l.b1]) * x1;
-      grad[k] = static_cast<Grad>(grad[k] + (l.nact == 1 ? p1 : p1 + static_cast<double>(gk[l.b2]) * x2));
-    }
+  if (HostShortTerm::applies(l)) {
+    const HostShortTerm term(l, act);
+    for (std::int64_t k = k0; k < k1; ++k) grad[k] = static_cast<Grad>(grad[k] + term(line(k)));
     return;
   }
   for (int b0 = 0; b0 < B; b0 += kLanes) {

@@ -54,20 +54,6 @@ inline void initialize(const InitOptions& o) {
 #endif
 }
 
-inline int concurrency() {
-#if DPOINTNET_KOKKOS4
-  return Kokkos::DefaultExecutionSpace().concurrency();
-#elif defined(KOKKOS_ENABLE_OPENMP)
-  // Kokkos 3.x: OpenMP::concurrency() reports 0 outside parallel regions.
-  if constexpr (std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::OpenMP>::value)
-    return omp_get_max_threads();
-  else
-    return Kokkos::DefaultExecutionSpace::concurrency();
-#else
-  return Kokkos::DefaultExecutionSpace::concurrency();
-#endif
-}
-
 // The threads of an execution space instance (Kokkos 3.x: OpenMP reports 0 outside parallel regions).
 template <class ExecSpace>
 int concurrency(const ExecSpace& space) {
@@ -81,6 +67,7 @@ int concurrency(const ExecSpace& space) {
   return ExecSpace::concurrency();
 #endif
 }
+inline int concurrency() { return concurrency(Kokkos::DefaultExecutionSpace()); }
 
 // Whether kernels of this execution space run on the host (then they take their host shape). Keyed on the
 // execution space, not on its memory space: a CUDA build whose memory is host-accessible (UVM) runs the device

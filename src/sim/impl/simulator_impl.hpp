@@ -195,7 +195,7 @@ double count_events(const ExecSpace& space, const Ring& ring,
         const std::int64_t s = t - (dm1 + 1);
         if (s < s_min) return;
         const Activity a = ring(static_cast<int>((s + D) % D), b, j);
-        const std::int64_t g = dm1 * n_src + j;  // GroupedEdges::group(j, dm1 + 1)
+        const std::int64_t g = device::group_index(j, dm1 + 1, n_src);
         if (a) acc += double(a > 0) * double(offsets(g + 1) - offsets(g));
       },
       total);
