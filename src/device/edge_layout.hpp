@@ -3,6 +3,7 @@
 // checkpoints).
 #pragma once
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -142,6 +143,41 @@ GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<
     max_channel = ch > max_channel ? ch : max_channel;
     h_w(pos) = static_cast<Real>(weight[e]);
     file_order[pos] = static_cast<std::int64_t>(e);
+  }
+  // each group's edges in target order (stable: equal targets keep the read order), so that a range of targets
+  // is a contiguous range of the group (the target blocks of the host spike adjoint, target_blocks.hpp)
+  {
+    std::vector<std::size_t> idx;
+    std::vector<std::int32_t> ln;
+    std::vector<Real> wt;
+    std::vector<std::int64_t> fo;
+    auto target = [&](std::int32_t line) { return static_cast<std::int64_t>(line) % n_targets; };
+    for (std::size_t k = 0; k < ng; ++k) {
+      const std::int64_t a = h_off(k), b = h_off(k + 1);
+      bool sorted = true;
+      for (std::int64_t q = a + 1; q < b && sorted; ++q) sorted = target(h_line(q - 1)) <= target(h_line(q));
+      if (sorted) continue;
+      const auto n = static_cast<std::size_t>(b - a);
+      idx.resize(n);
+      for (std::size_t q = 0; q < n; ++q) idx[q] = q;
+      std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) {
+        return target(h_line(a + static_cast<std::int64_t>(x))) < target(h_line(a + static_cast<std::int64_t>(y)));
+      });
+      ln.resize(n);
+      wt.resize(n);
+      fo.resize(n);
+      for (std::size_t q = 0; q < n; ++q) {
+        const std::int64_t src = a + static_cast<std::int64_t>(idx[q]);
+        ln[q] = h_line(src);
+        wt[q] = h_w(src);
+        fo[q] = file_order[static_cast<std::size_t>(src)];
+      }
+      for (std::size_t q = 0; q < n; ++q) {
+        h_line(a + static_cast<std::int64_t>(q)) = ln[q];
+        h_w(a + static_cast<std::int64_t>(q)) = wt[q];
+        file_order[static_cast<std::size_t>(a) + q] = fo[q];
+      }
+    }
   }
   // rows_unique: the last group that added to each row, a repeat within a group is a duplicate row
   {

@@ -6,9 +6,11 @@
 
 #include "device/adjoint.hpp"
 #include "device/edge_layout.hpp"
+#include "device/target_blocks.hpp"
 #include "device/weight_grad.hpp"
 #include "util/host_simd.hpp"
 #include "util/kokkos_compat.hpp"
+#include "util/prefetch.hpp"
 
 namespace dpointnet::device {
 
@@ -47,6 +49,8 @@ struct SpikeAdjointFunctor {
   int D, B;
   // Hosts, optional: the recurrent weight gradient fused into the same pass (FusedWeightGrad above).
   FusedWeightGrad<Acc, MemSpace> wg = {};
+  // Hosts, optional: the edges in target blocks (target_blocks.hpp), when a slot of gu exceeds L2.
+  TargetBlockedEdges<Real, MemSpace> tb = {};
   // Calls f(w, row, slot) for every edge from j whose delay step t + d is inside the sequence, row = the edge's
   // row of gu (GroupedEdges::line; a group's edges in target order: its gathers walk gu in address order).
   template <class F>
@@ -88,30 +92,61 @@ struct SpikeAdjointFunctor {
     }
     return lo;
   }
-  // The fused weight gradient of group (j, d) if j is active at t: returns the lane block whose gz loop adds it
-  // (HostShortTerm applies and the block is full: from the lines that loop loads anyway), or -1 after adding it
-  // here (any other case) or if j is silent.
-  KOKKOS_INLINE_FUNCTION int host_group_grad(const std::int64_t j, const std::int64_t k0, const std::int64_t k1,
-                                             const int slot, HostActiveLanes& lanes, const std::uint8_t*& act) const {
-    act = &wg.act_ext(static_cast<int>(t - wg.ext_base), j, 0);
-    if (!host_any_active(act, B)) return -1;
-    lanes = host_active_lanes(act, B);
+  // The fused weight gradient of the edges k0 .. k1 - 1 (rows ln[k], gradients g0[k - k0]) of a source j active
+  // at t (lanes, act: its activity): returns the lane block whose gz loop adds it (HostShortTerm applies and the
+  // block is full: from the lines that loop loads anyway), or -1 after adding it here.
+  KOKKOS_INLINE_FUNCTION int host_edges_grad(const std::int64_t k0, const std::int64_t k1, const std::int32_t* ln,
+                                             const int slot, const HostActiveLanes& lanes, const std::uint8_t* act,
+                                             Acc* g0) const {
     const int blk = lanes.b1 / kHostLanes * kHostLanes;
     if (!wg.grad_only && HostShortTerm::applies(lanes) && B - blk >= kHostLanes) return blk;
     host_group_weight_grad(
-        lanes, act, B, k0, k1, [&](const std::int64_t k) { return edge_row(a.gu, e.line(k), slot); }, wg.grad.data());
+        lanes, act, B, 0, k1 - k0, [&](const std::int64_t k) { return edge_row(a.gu, ln[k0 + k], slot); }, g0);
     return -1;
   }
-  KOKKOS_INLINE_FUNCTION void operator()(HostPasses, const std::int64_t r) const {
-    const std::int64_t j0 = chunk_begin(r), j1 = chunk_begin(r + 1);
-    if (!wg.grad_only)
-      for (std::int64_t j = j0; j < j1; ++j)
-        for (int b = 0; b < B; ++b) a.gz(j, b) = Acc(0);
-    const bool have_edges = e.offsets.extent(0) != 0;
+  // gz(j, :) += sum of w_k gu[ln[k]] over k0 .. k1 - 1, in edge order (gs: the gu slot); in lane block merge_b0
+  // also the fused weight gradient's short terms, to g0[k - k0].
+  KOKKOS_INLINE_FUNCTION void host_add_edges(const std::int64_t j, const std::int64_t k0, const std::int64_t k1,
+                                             const std::int32_t* ln, const Real* wt, const Acc* gs, const int merge_b0,
+                                             const HostActiveLanes& lanes, const std::uint8_t* act, Acc* g0) const {
+    const std::int64_t row = B;
+    for (int b0 = 0; b0 < B; b0 += kHostLanes) {
+      const int nb = B - b0 < kHostLanes ? B - b0 : kHostLanes;
+      Acc* const aj = &a.gz(j, b0);
+      if (nb < kHostLanes) {
+        for (std::int64_t k = k0; k < k1; ++k) {
+          const Acc w = static_cast<Acc>(wt[k]);
+          const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row + b0;
+          DPOINTNET_HOST_SIMD
+          for (int q = 0; q < nb; ++q) aj[q] += w * gk[q];
+        }
+        continue;
+      }
+      static_assert(kHostLanes == 16, "HostLanes16");
+      compat::HostLanes16<Acc> r;  // the partial sums stay in registers over the edges
+      r.load(aj);
+      if (b0 != merge_b0) {
+        for (std::int64_t k = k0; k < k1; ++k)
+          r.add_product(static_cast<Acc>(wt[k]), gs + static_cast<std::int64_t>(ln[k]) * row + b0);
+      } else {  // with the weight gradient's terms from the same lines
+        const HostShortTerm term(lanes, act);
+        for (std::int64_t k = k0; k < k1; ++k) {
+          const Acc* line = gs + static_cast<std::int64_t>(ln[k]) * row;
+          r.add_product(static_cast<Acc>(wt[k]), line + b0);
+          g0[k - k0] = static_cast<Acc>(g0[k - k0] + term(line));
+        }
+      }
+      r.store(aj);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION const std::uint8_t* host_activity(const std::int64_t j) const {
+    return &wg.act_ext(static_cast<int>(t - wg.ext_base), j, 0);
+  }
+  // One pass per delay over the groups (j, d) of the sources j0 .. j1 - 1.
+  KOKKOS_INLINE_FUNCTION void host_group_passes(const std::int64_t j0, const std::int64_t j1) const {
     const std::int32_t* const ln = e.line.data();
     const Real* const wt = e.weight.data();
-    const std::int64_t row = a.gu.extent(3);  // B
-    for (int d = 1; d <= D && have_edges; ++d) {
+    for (int d = 1; d <= D; ++d) {
       if (t + d >= T) break;
       const int slot = static_cast<int>((t + d) % D);
       const bool grad_on = wg.on() && !(wg.grad_only && t + d < wg.t_lo);
@@ -122,45 +157,73 @@ struct SpikeAdjointFunctor {
         if (k0 == k1) continue;
         HostActiveLanes lanes;
         const std::uint8_t* act = nullptr;
-        const int merge_b0 = grad_on ? host_group_grad(j, k0, k1, slot, lanes, act) : -1;
-        if (wg.grad_only) continue;
-        for (int b0 = 0; b0 < B; b0 += kHostLanes) {
-          const int nb = B - b0 < kHostLanes ? B - b0 : kHostLanes;
-          Acc* const aj = &a.gz(j, b0);
-          if (nb < kHostLanes) {
-            for (std::int64_t k = k0; k < k1; ++k) {
-              const Acc w = static_cast<Acc>(wt[k]);
-              const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row + b0;
-              DPOINTNET_HOST_SIMD
-              for (int q = 0; q < nb; ++q) aj[q] += w * gk[q];
+        int merge_b0 = -1;
+        Acc* g0 = nullptr;
+        if (grad_on && host_any_active(act = host_activity(j), B)) {
+          lanes = host_active_lanes(act, B);
+          g0 = wg.grad.data() + k0;
+          merge_b0 = host_edges_grad(k0, k1, ln, slot, lanes, act, g0);
+        }
+        if (!wg.grad_only) host_add_edges(j, k0, k1, ln, wt, gs, merge_b0, lanes, act, g0);
+      }
+    }
+  }
+  // Target-blocked passes (TargetBlockedEdges): per delay, per block of targets, the segments of the sources
+  // j0 .. j1 - 1, so that the gathers of a block stay in its L2-sized rows of the slot. A segment's fused weight
+  // gradients go to the grouped edges that follow the group's earlier segments (cursor).
+  static constexpr std::int64_t kAheadActive = 4;
+  KOKKOS_INLINE_FUNCTION void host_block_passes(const std::int64_t j0, const std::int64_t j1) const {
+    const std::int32_t* const ln = tb.line.data();
+    const Real* const wt = tb.weight.data();
+    std::int32_t* const act_list = tb.active.data() + j0;
+    std::int64_t* const cursor = tb.cursor.data() + j0;
+    std::int64_t n_act = 0;
+    if (wg.on())
+      for (std::int64_t j = j0; j < j1; ++j)
+        if (host_any_active(host_activity(j), B)) act_list[n_act++] = static_cast<std::int32_t>(j);
+    for (int d = 1; d <= D; ++d) {
+      if (t + d >= T) break;
+      const int slot = static_cast<int>((t + d) % D);
+      const bool grad_on = n_act > 0 && !(wg.grad_only && t + d < wg.t_lo);
+      if (wg.grad_only && !grad_on) continue;
+      if (grad_on)
+        for (std::int64_t q = 0; q < n_act; ++q) cursor[q] = e.offsets(e.group(act_list[q], d));
+      const Acc* const gs = &a.gu(slot, 0, 0, 0);
+      for (int blk = 0; blk < tb.n_blocks; ++blk) {
+        const std::int32_t* const seg = tb.seg.data() + tb.section(d, blk);
+        std::int64_t q = 0, next = grad_on ? act_list[0] : j1;
+        for (std::int64_t j = j0; j < j1; ++j) {
+          const std::int64_t k0 = seg[j], k1 = seg[j + 1];
+          HostActiveLanes lanes;
+          const std::uint8_t* act = nullptr;
+          int merge_b0 = -1;
+          Acc* g0 = nullptr;
+          if (j == next) {
+            g0 = wg.grad.data() + cursor[q];
+            // the gradients of an active segment are a DRAM line at random: fetched kAheadActive segments early
+            if (q + kAheadActive < n_act) compat::prefetch(wg.grad.data() + cursor[q + kAheadActive]);
+            cursor[q] += k1 - k0;
+            next = ++q < n_act ? act_list[q] : j1;
+            if (k0 != k1) {
+              act = host_activity(j);
+              lanes = host_active_lanes(act, B);
+              merge_b0 = host_edges_grad(k0, k1, ln, slot, lanes, act, g0);
             }
-            continue;
           }
-          Acc r[kHostLanes];  // the partial sums stay in registers over the group
-          for (int q = 0; q < kHostLanes; ++q) r[q] = aj[q];
-          if (b0 != merge_b0) {
-            for (std::int64_t k = k0; k < k1; ++k) {
-              const Acc w = static_cast<Acc>(wt[k]);
-              const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row + b0;
-              DPOINTNET_HOST_SIMD
-              for (int q = 0; q < kHostLanes; ++q) r[q] += w * gk[q];
-            }
-          } else {  // with the weight gradient's terms from the same lines
-            Acc* const grad = wg.grad.data();
-            const HostShortTerm term(lanes, act);
-            for (std::int64_t k = k0; k < k1; ++k) {
-              const Acc w = static_cast<Acc>(wt[k]);
-              const Acc* line = gs + static_cast<std::int64_t>(ln[k]) * row;
-              const Acc* gk = line + b0;
-              DPOINTNET_HOST_SIMD
-              for (int q = 0; q < kHostLanes; ++q) r[q] += w * gk[q];
-              grad[k] = static_cast<Acc>(grad[k] + term(line));
-            }
-          }
-          for (int q = 0; q < kHostLanes; ++q) aj[q] = r[q];
+          if (k0 != k1 && !wg.grad_only) host_add_edges(j, k0, k1, ln, wt, gs, merge_b0, lanes, act, g0);
         }
       }
     }
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(HostPasses, const std::int64_t r) const {
+    const std::int64_t j0 = chunk_begin(r), j1 = chunk_begin(r + 1);
+    if (!wg.grad_only)
+      for (std::int64_t j = j0; j < j1; ++j)
+        for (int b = 0; b < B; ++b) a.gz(j, b) = Acc(0);
+    if (tb.on())
+      host_block_passes(j0, j1);
+    else if (e.offsets.extent(0) != 0)
+      host_group_passes(j0, j1);
     if (wg.grad_only) return;
     for (std::int64_t j = j0; j < j1; ++j)
       for (int b = 0; b < B; ++b) a.gz(j, b) = a.rate_grad(j, b) + rdamp * a.gz(j, b);

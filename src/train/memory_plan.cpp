@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "device/target_blocks.hpp"
 #include "sim/simulator.hpp"
 #include "util/error.hpp"
 #include "util/kokkos_compat.hpp"
@@ -88,6 +89,14 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
       surface(pr.source_population, pr);
     }
     add("optimizer state (initial weights, Adam moments, gradients)", surf);
+    if (!device_build) {
+      const Projection& rec = net.projections[0];
+      add("recurrent edges in target blocks (host spike adjoint)",
+          device::target_block_bytes(
+              static_cast<double>(rec.size()), static_cast<double>(rec.n_sources), static_cast<int>(D), net.n_neurons,
+              device::host_target_block(net.n_neurons, net.n_channels, cfg.batch_size, static_cast<std::size_t>(real)),
+              real));
+    }
     add("segment snapshots (one per checkpoint_interval steps)", segments * (state + D * B * N + input_ring_bytes),
         true);
     if (tc->carry_state)

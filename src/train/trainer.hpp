@@ -8,6 +8,7 @@
 
 #include "config/simulation_config.hpp"
 #include "device/adjoint.hpp"
+#include "device/target_blocks.hpp"
 #include "network/network.hpp"
 #include "sim/simulator.hpp"
 #include "train/losses.hpp"
@@ -136,6 +137,7 @@ class Trainer {
   std::vector<typename Simulator<Real, ExecSpace>::SegmentSnapshot> segment_snapshots_;
   using Acc = Real;  // the adjoint's storage and accumulation type
   device::Adjoint<Acc, MemSpace> adj_;
+  device::TargetBlockedEdges<Real, MemSpace> blocks_;  // host shapes, large N: the spike adjoint's edge order
   device::BackwardParams bp_;
   Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (b, i)
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> vreg_steps_;    // [T][2] voltage-regularizer sums per step

@@ -80,6 +80,9 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
   adj_.gu = decltype(adj_.gu)("adjoint.gu", D_, R_, N, B_);
   adj_.gz = decltype(adj_.gz)("adjoint.gz", N, B_);
   adj_.rate_grad = decltype(adj_.rate_grad)("adjoint.rate_grad", N, B_);
+  if constexpr (compat::host_execution<ExecSpace>)
+    blocks_ = device::target_blocks(sim_->edges(0), D_, N_, device::host_target_block(N_, R_, B_, sizeof(Acc)),
+                                    "edges.recurrent.blocks");
   counts_ = decltype(counts_)("train.spike_counts", B_, N);
   vreg_steps_ = decltype(vreg_steps_)("train.vreg_per_step", T_, 2);
   terminal_v_ = decltype(terminal_v_)("train.terminal_v", B_, N);
@@ -175,6 +178,7 @@ void Trainer<Real, ExecSpace>::backward() {
   Kokkos::deep_copy(adj_.gP, 0.0);
   Kokkos::deep_copy(adj_.gQ, 0.0);
   Kokkos::deep_copy(adj_.gu, 0.0);
+  device::refresh_target_block_weights(space_, blocks_, sim_->edges(0), D_);
   t_recompute_ = t_backward_ = 0;
   using clock = std::chrono::steady_clock;
   for (std::int64_t seg = static_cast<std::int64_t>(segment_snapshots_.size()) - 1; seg >= 0; --seg) {
@@ -203,6 +207,7 @@ void Trainer<Real, ExecSpace>::backward() {
       for (std::int64_t s = t0 - 1; s >= std::max<std::int64_t>(s_min_, t0 - D_); --s) {
         SA sa{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), s, W_ + T_, N_, D_, B_};
         sa.wg = {rec_.z, surfaces_[0].grad, t0 - D_, t0, true};
+        sa.tb = blocks_;
         device::spike_adjoint(space_, sa);
       }
     }
@@ -222,6 +227,7 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
   SA sa{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D, B_};
   const bool fused = fused_recurrent_grad();
   if (fused) sa.wg = {rec_.z, surfaces_[0].grad, t0 - D, 0, false};
+  sa.tb = blocks_;
   device::spike_adjoint(space_, sa);
   if (sim_->constants().nest) {
     device::NestNeuronAdjointFunctor<Real, Acc, ExecSpace> na{

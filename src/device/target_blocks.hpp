@@ -1,0 +1,126 @@
+// The recurrent edges in target blocks, for the host spike adjoint when one slot of the adjoint ring gu is much
+// larger than a core's cache (docs/performance-sessions.md, session 11). A pass of the spike adjoint over one delay
+// then walks the target blocks in turn and, in each, the thread's sources: the gathers of a block come from its
+// rows of gu only (R x block_targets x B values, at most kHostTargetBlockBytes).
+// Each (source, delay) group's edges are in target order (group_edges), so the segments of a group over the
+// blocks are its edges in their order: the sums are those of the unblocked pass, bitwise.
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "device/edge_layout.hpp"
+
+namespace dpointnet::device {
+
+// The bytes of gu rows a target block may take. Measured at N = 66,000, B = 16 (R = 4: 17 MB per slot) on the
+// 2-core developer machine (2 MB L2 per core): blocks of 3-6 MB took 9.3-9.7 s per 100 reverse steps against 11.1 s
+// with 1.5 MB blocks, 12 s with 0.4 MB and 14.7 s unblocked: past one L2, fewer segments per source (each loads and
+// stores its gz row) gain more than the L2 hits of smaller blocks (docs/performance-sessions.md, session 11).
+inline constexpr double kHostTargetBlockBytes = 4.5 * 1024 * 1024;
+
+// Targets per block for N targets, R channels, B samples and adjoints of acc_bytes; 0 when one block holds them
+// all (no blocked copy: the unblocked pass already gathers from an L2-sized slot).
+inline std::int64_t host_target_block(std::int64_t n_targets, std::int64_t R, int B, std::size_t acc_bytes) {
+  const double row = static_cast<double>(R) * B * static_cast<double>(acc_bytes);
+  const auto L = static_cast<std::int64_t>(kHostTargetBlockBytes / (row > 0 ? row : 1.0));
+  return L >= n_targets || n_targets <= 1 ? 0 : (L < 1 ? 1 : L);
+}
+
+template <class Real, class MemSpace>
+struct TargetBlockedEdges {
+  // [D n_blocks n_sources + 1]: segment s = section(d, blk) + j holds the edges of group (j, d) whose target is in
+  // block blk, at seg(s) .. seg(s + 1) - 1 of line and weight
+  Kokkos::View<std::int32_t*, MemSpace> seg;
+  Kokkos::View<std::int32_t*, MemSpace> line;
+  Kokkos::View<Real*, MemSpace> weight;  // a copy of GroupedEdges::weight (refresh_target_block_weights)
+  // per-source scratch of the pass (each thread writes its own sources' range): the sources active at the
+  // step, and their next grouped edge (the fused weight gradient's index)
+  Kokkos::View<std::int32_t*, MemSpace> active;
+  Kokkos::View<std::int64_t*, MemSpace> cursor;
+  std::int64_t n_sources = 0, block_targets = 0;
+  int n_blocks = 0;
+  KOKKOS_INLINE_FUNCTION bool on() const { return n_blocks > 1; }
+  KOKKOS_INLINE_FUNCTION std::int64_t section(const int d, const int blk) const {
+    return (static_cast<std::int64_t>(d - 1) * n_blocks + blk) * n_sources;
+  }
+};
+
+// The device bytes of the blocked copy of E edges from n_sources sources (seg, line, weight, scratch).
+inline double target_block_bytes(double n_edges, double n_sources, int D, std::int64_t n_targets,
+                                 std::int64_t block_targets, double real_bytes) {
+  if (block_targets <= 0) return 0;
+  const double blocks = static_cast<double>((n_targets + block_targets - 1) / block_targets);
+  return (D * blocks * n_sources + 1) * 4 + n_edges * (4 + real_bytes) + n_sources * 12;
+}
+
+// Builds the blocked copy of e (targets 0 .. n_targets - 1, block_targets per block); empty (on() false) when
+// block_targets is 0 or the edges exceed the 32-bit segment offsets.
+template <class Real, class MemSpace>
+TargetBlockedEdges<Real, MemSpace> target_blocks(const GroupedEdges<Real, MemSpace>& e, int D, std::int64_t n_targets,
+                                                 std::int64_t block_targets, const std::string& label) {
+  TargetBlockedEdges<Real, MemSpace> tb;
+  const std::int64_t ne = static_cast<std::int64_t>(e.line.extent(0));
+  if (block_targets <= 0 || ne == 0 || ne >= INT32_MAX) return tb;
+  tb.n_sources = e.n_sources;
+  tb.block_targets = block_targets;
+  tb.n_blocks = static_cast<int>((n_targets + block_targets - 1) / block_targets);
+  if (!tb.on()) return tb;
+  auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.offsets);
+  auto ln = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.line);
+  auto wt = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.weight);
+  const std::int64_t n = e.n_sources, ns = static_cast<std::int64_t>(D) * tb.n_blocks * n;
+  auto block_of = [&](std::int64_t k) {
+    return static_cast<int>(static_cast<std::int64_t>(ln(k)) % n_targets / block_targets);
+  };
+  auto h_seg = Kokkos::View<std::int32_t*, Kokkos::HostSpace>(label + ".seg_host", ns + 1);
+  for (int d = 1; d <= D; ++d)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t g = e.group(j, d);
+      for (std::int64_t k = off(g); k < off(g + 1); ++k) h_seg(tb.section(d, block_of(k)) + j + 1)++;
+    }
+  for (std::int64_t s = 0; s < ns; ++s) h_seg(s + 1) += h_seg(s);
+  auto h_line = Kokkos::View<std::int32_t*, Kokkos::HostSpace>(label + ".line_host", ne);
+  auto h_w = Kokkos::View<Real*, Kokkos::HostSpace>(label + ".weight_host", ne);
+  std::vector<std::int32_t> fill(static_cast<std::size_t>(ns), 0);
+  for (int d = 1; d <= D; ++d)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t g = e.group(j, d);
+      for (std::int64_t k = off(g); k < off(g + 1); ++k) {
+        const std::int64_t s = tb.section(d, block_of(k)) + j;
+        const std::int64_t pos = h_seg(s) + fill[static_cast<std::size_t>(s)]++;
+        h_line(pos) = ln(k);
+        h_w(pos) = wt(k);
+      }
+    }
+  tb.seg = Kokkos::View<std::int32_t*, MemSpace>(label + ".seg", ns + 1);
+  tb.line = Kokkos::View<std::int32_t*, MemSpace>(label + ".line", ne);
+  tb.weight = Kokkos::View<Real*, MemSpace>(label + ".weight", ne);
+  tb.active = Kokkos::View<std::int32_t*, MemSpace>(label + ".active", n);
+  tb.cursor = Kokkos::View<std::int64_t*, MemSpace>(label + ".cursor", n);
+  Kokkos::deep_copy(tb.seg, h_seg);
+  Kokkos::deep_copy(tb.line, h_line);
+  Kokkos::deep_copy(tb.weight, h_w);
+  return tb;
+}
+
+// Copies the live weights of e into the blocked order (once per update, before the reverse sweep).
+template <class ExecSpace, class Real, class MemSpace>
+void refresh_target_block_weights(const ExecSpace& space, const TargetBlockedEdges<Real, MemSpace>& tb,
+                                  const GroupedEdges<Real, MemSpace>& e, int D) {
+  if (!tb.on()) return;
+  Kokkos::parallel_for(
+      "dpointnet::target_block_weights", Kokkos::RangePolicy<ExecSpace>(space, 0, tb.n_sources),
+      KOKKOS_LAMBDA(const std::int64_t j) {
+        for (int d = 1; d <= D; ++d) {
+          std::int64_t k = e.offsets(e.group(j, d));
+          for (int blk = 0; blk < tb.n_blocks; ++blk) {
+            const std::int64_t s = tb.section(d, blk) + j;
+            for (std::int64_t q = tb.seg(s); q < tb.seg(s + 1); ++q) tb.weight(q) = e.weight(k++);
+          }
+        }
+      });
+}
+
+}  // namespace dpointnet::device
