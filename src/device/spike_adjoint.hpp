@@ -49,7 +49,7 @@ struct SpikeAdjointFunctor {
   int D, B;
   // Hosts, optional: the recurrent weight gradient fused into the same pass (FusedWeightGrad above).
   FusedWeightGrad<Acc, MemSpace> wg = {};
-  // Hosts, optional: the edges in target blocks (target_blocks.hpp), when a slot of gu exceeds L2.
+  // Hosts, optional: the edges in target blocks (target_blocks.hpp), when a slot of gu is large.
   TargetBlockedEdges<Real, MemSpace> tb = {};
   // Calls f(w, row, slot) for every edge from j whose delay step t + d is inside the sequence, row = the edge's
   // row of gu (GroupedEdges::line; a group's edges in target order: its gathers walk gu in address order).
@@ -169,7 +169,7 @@ struct SpikeAdjointFunctor {
     }
   }
   // Target-blocked passes (TargetBlockedEdges): per delay, per block of targets, the segments of the sources
-  // j0 .. j1 - 1, so that the gathers of a block stay in its L2-sized rows of the slot. A segment's fused weight
+  // j0 .. j1 - 1, so that the gathers of a pass stay in one block's rows of the slot. A segment's fused weight
   // gradients go to the grouped edges that follow the group's earlier segments (cursor).
   static constexpr std::int64_t kAheadActive = 4;
   KOKKOS_INLINE_FUNCTION void host_block_passes(const std::int64_t j0, const std::int64_t j1) const {

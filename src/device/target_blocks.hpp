@@ -8,7 +8,6 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "device/edge_layout.hpp"
 
@@ -21,7 +20,7 @@ namespace dpointnet::device {
 inline constexpr double kHostTargetBlockBytes = 4.5 * 1024 * 1024;
 
 // Targets per block for N targets, R channels, B samples and adjoints of acc_bytes; 0 when one block holds them
-// all (no blocked copy: the unblocked pass already gathers from an L2-sized slot).
+// all (no blocked copy: the slot is at most kHostTargetBlockBytes).
 inline std::int64_t host_target_block(std::int64_t n_targets, std::int64_t R, int B, std::size_t acc_bytes) {
   const double row = static_cast<double>(R) * B * static_cast<double>(acc_bytes);
   const auto L = static_cast<std::int64_t>(kHostTargetBlockBytes / (row > 0 ? row : 1.0));
@@ -39,7 +38,7 @@ struct TargetBlockedEdges {
   // step, and their next grouped edge (the fused weight gradient's index)
   Kokkos::View<std::int32_t*, MemSpace> active;
   Kokkos::View<std::int64_t*, MemSpace> cursor;
-  std::int64_t n_sources = 0, block_targets = 0;
+  std::int64_t n_sources = 0;
   int n_blocks = 0;
   KOKKOS_INLINE_FUNCTION bool on() const { return n_blocks > 1; }
   KOKKOS_INLINE_FUNCTION std::int64_t section(const int d, const int blk) const {
@@ -47,26 +46,32 @@ struct TargetBlockedEdges {
   }
 };
 
+// The blocks of n_targets targets, block_targets per block; 0 when there is no blocked copy: no blocking asked
+// (block_targets 0), no edges, or more edges than the 32-bit segment offsets address.
+inline int target_block_count(std::int64_t n_targets, std::int64_t block_targets, std::int64_t n_edges) {
+  if (block_targets <= 0 || n_edges <= 0 || n_edges >= INT32_MAX) return 0;
+  return static_cast<int>((n_targets + block_targets - 1) / block_targets);
+}
+
 // The device bytes of the blocked copy of E edges from n_sources sources (seg, line, weight, scratch).
-inline double target_block_bytes(double n_edges, double n_sources, int D, std::int64_t n_targets,
+inline double target_block_bytes(std::int64_t n_edges, double n_sources, int D, std::int64_t n_targets,
                                  std::int64_t block_targets, double real_bytes) {
-  if (block_targets <= 0) return 0;
-  const double blocks = static_cast<double>((n_targets + block_targets - 1) / block_targets);
-  return (D * blocks * n_sources + 1) * 4 + n_edges * (4 + real_bytes) + n_sources * 12;
+  const int blocks = target_block_count(n_targets, block_targets, n_edges);
+  if (blocks <= 1) return 0;
+  return (D * static_cast<double>(blocks) * n_sources + 1) * 4 + static_cast<double>(n_edges) * (4 + real_bytes) +
+         n_sources * 12;
 }
 
 // Builds the blocked copy of e (targets 0 .. n_targets - 1, block_targets per block); empty (on() false) when
-// block_targets is 0 or the edges exceed the 32-bit segment offsets.
+// target_block_count gives fewer than 2 blocks.
 template <class Real, class MemSpace>
 TargetBlockedEdges<Real, MemSpace> target_blocks(const GroupedEdges<Real, MemSpace>& e, int D, std::int64_t n_targets,
                                                  std::int64_t block_targets, const std::string& label) {
   TargetBlockedEdges<Real, MemSpace> tb;
   const std::int64_t ne = static_cast<std::int64_t>(e.line.extent(0));
-  if (block_targets <= 0 || ne == 0 || ne >= INT32_MAX) return tb;
-  tb.n_sources = e.n_sources;
-  tb.block_targets = block_targets;
-  tb.n_blocks = static_cast<int>((n_targets + block_targets - 1) / block_targets);
+  tb.n_blocks = target_block_count(n_targets, block_targets, ne);
   if (!tb.on()) return tb;
+  tb.n_sources = e.n_sources;
   auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.offsets);
   auto ln = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.line);
   auto wt = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.weight);
@@ -83,15 +88,16 @@ TargetBlockedEdges<Real, MemSpace> target_blocks(const GroupedEdges<Real, MemSpa
   for (std::int64_t s = 0; s < ns; ++s) h_seg(s + 1) += h_seg(s);
   auto h_line = Kokkos::View<std::int32_t*, Kokkos::HostSpace>(label + ".line_host", ne);
   auto h_w = Kokkos::View<Real*, Kokkos::HostSpace>(label + ".weight_host", ne);
-  std::vector<std::int32_t> fill(static_cast<std::size_t>(ns), 0);
+  // a group's edges are in target order, so each block's edges of the group are consecutive: its segment
   for (int d = 1; d <= D; ++d)
     for (std::int64_t j = 0; j < n; ++j) {
       const std::int64_t g = e.group(j, d);
+      int blk = -1;
+      std::int64_t pos = 0;
       for (std::int64_t k = off(g); k < off(g + 1); ++k) {
-        const std::int64_t s = tb.section(d, block_of(k)) + j;
-        const std::int64_t pos = h_seg(s) + fill[static_cast<std::size_t>(s)]++;
+        if (block_of(k) != blk) pos = h_seg(tb.section(d, blk = block_of(k)) + j);
         h_line(pos) = ln(k);
-        h_w(pos) = wt(k);
+        h_w(pos++) = wt(k);
       }
     }
   tb.seg = Kokkos::View<std::int32_t*, MemSpace>(label + ".seg", ns + 1);

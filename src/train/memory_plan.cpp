@@ -93,7 +93,8 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
       const Projection& rec = net.projections[0];
       add("recurrent edges in target blocks (host spike adjoint)",
           device::target_block_bytes(
-              static_cast<double>(rec.size()), static_cast<double>(rec.n_sources), static_cast<int>(D), net.n_neurons,
+              static_cast<std::int64_t>(rec.size()), static_cast<double>(rec.n_sources), static_cast<int>(D),
+              net.n_neurons,
               device::host_target_block(net.n_neurons, net.n_channels, cfg.batch_size, static_cast<std::size_t>(real)),
               real));
     }

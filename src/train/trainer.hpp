@@ -8,6 +8,7 @@
 
 #include "config/simulation_config.hpp"
 #include "device/adjoint.hpp"
+#include "device/spike_adjoint.hpp"
 #include "device/target_blocks.hpp"
 #include "network/network.hpp"
 #include "sim/simulator.hpp"
@@ -115,6 +116,13 @@ class Trainer {
   void forward_with_snapshots(int micro_batch);
   void backward();
   void reverse_step(std::int64_t t, std::int64_t t0);
+  // The spike adjoint of reverse step t over the recurrent edges (in target blocks where the trainer keeps them).
+  auto spike_adjoint_at(std::int64_t t) const {
+    device::SpikeAdjointFunctor<Real, Acc, ExecSpace> sa{
+        sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D_, B_};
+    sa.tb = blocks_;
+    return sa;
+  }
   // Host shapes add the recurrent weight gradient inside the spike adjoint (device::FusedWeightGrad).
   bool fused_recurrent_grad() const {
     return compat::host_execution<ExecSpace> && !surfaces_.empty() && surfaces_[0].set == 0 && surfaces_[0].trainable &&

@@ -203,11 +203,9 @@ void Trainer<Real, ExecSpace>::backward() {
     if (seg == 0 && fused_recurrent_grad()) {
       // the fused recurrent weight gradient's terms from activity before the first reverse step (warm-up or
       // carried state), in decreasing activity step as the separate kernel adds them
-      using SA = device::SpikeAdjointFunctor<Real, Acc, ExecSpace>;
       for (std::int64_t s = t0 - 1; s >= std::max<std::int64_t>(s_min_, t0 - D_); --s) {
-        SA sa{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), s, W_ + T_, N_, D_, B_};
+        auto sa = spike_adjoint_at(s);
         sa.wg = {rec_.z, surfaces_[0].grad, t0 - D_, t0, true};
-        sa.tb = blocks_;
         device::spike_adjoint(space_, sa);
       }
     }
@@ -223,11 +221,9 @@ template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
   const int D = D_;
   const int slot_gu = static_cast<int>(t % D);
-  using SA = device::SpikeAdjointFunctor<Real, Acc, ExecSpace>;
-  SA sa{sim_->edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D, B_};
+  auto sa = spike_adjoint_at(t);
   const bool fused = fused_recurrent_grad();
   if (fused) sa.wg = {rec_.z, surfaces_[0].grad, t0 - D, 0, false};
-  sa.tb = blocks_;
   device::spike_adjoint(space_, sa);
   if (sim_->constants().nest) {
     device::NestNeuronAdjointFunctor<Real, Acc, ExecSpace> na{
