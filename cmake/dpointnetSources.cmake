@@ -14,6 +14,7 @@ set(DP_SOURCES_HOST
   src/config/json_config.cpp
   src/config/simulation_config.cpp
   src/network/network.cpp
+  src/network/live_channels.cpp
   src/network/neuron_model.cpp
   src/network/node_dynamics.cpp
   src/network/sonata_nodes.cpp

@@ -69,7 +69,9 @@ struct ToSamplesFastest {
 
 // The neuron adjoint of step t; reads V_t and r_t of the segment record. Devices: idx runs over (i, b), b
 // fastest. Hosts (PerNeuron): one work item per neuron, its samples as a vector loop (no index division, the
-// constants read once). Both shapes compute the same values.
+// constants read once). Both shapes compute the same values. Both skip channels without inputs
+// (NeuronConstants::live): a channel's adjoints gP, gQ feed only gu of its drive row, which no edge reads, so they
+// and that gu stay as the reverse sweep began them (zero).
 template <class Real, class Acc, class ExecSpace>
 struct NeuronAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
@@ -119,7 +121,7 @@ struct NeuronAdjointFunctor {
     for (int c = 0; c < R; ++c) {
       if (c >= nch)
         a.gu(slot_gu, c, i, b) = Acc(0);
-      else
+      else if (k.channel_live(c, i))
         channel_adjoint(c, i, b, cf, gV_next);
     }
     if (k.any_slow) fold_slow(i, b);
@@ -172,6 +174,7 @@ struct NeuronAdjointFunctor {
         for (int q = 0; q < L; ++q) gup[q] = Acc(0);
         continue;
       }
+      if (!k.channel_live(c, i)) continue;
       const double sd = static_cast<double>(k.syn_decay(c, i));
       const double pi = static_cast<double>(k.psc_initial(c, i));
       double gP_next[L], gQ_next[L], gP[L], gQ[L];
@@ -201,6 +204,7 @@ struct NeuronAdjointFunctor {
         for (int q = 0; q < nb; ++q) a.gu(slot_gu, c, i, b0 + q) = Acc(0);
         continue;
       }
+      if (!k.channel_live(c, i)) continue;
       for (int q = 0; q < nb; ++q) channel_adjoint(c, i, b0 + q, cf, gv_next[q]);
     }
     if (k.any_slow)

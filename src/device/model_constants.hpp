@@ -19,10 +19,21 @@ struct NeuronConstants {
   // the drive of channel c - n_receptors(i); equal to the channel count otherwise.
   Kokkos::View<int*, MemSpace> n_receptors;
   bool any_slow = false;  // some neuron has slow channels (else every channel is driven by its own drive)
+  // Channels that edges reach (network/live_channels.hpp): bit c of live(i) for neuron i, and of live_blocks(q) for
+  // the neurons [q kLiveBlock, (q + 1) kLiveBlock). A channel without inputs stays at rest, so the neuron step and
+  // the neuron adjoint skip it. Empty views: every channel is live.
+  static constexpr int kLiveBlock = 256;
+  Kokkos::View<std::uint32_t*, MemSpace> live, live_blocks;
+  KOKKOS_INLINE_FUNCTION bool channel_live(const int c, const int i) const {
+    return live.extent(0) == 0 || ((live(i) >> c) & 1u) != 0;
+  }
+  KOKKOS_INLINE_FUNCTION bool block_channel_live(const int c, const std::int64_t q) const {
+    return live_blocks.extent(0) == 0 || ((live_blocks(q) >> c) & 1u) != 0;
+  }
   // run.dynamics = "nest" only (empty views otherwise; docs/model-nest.md). Then decay is P33 (glif) or
   // expm1(-h/tau_m) (iaf), current_factor is P30 and t_ref_steps NEST's refractory count.
   bool nest = false;
-  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> p31, p32;               // [R][N]
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> p31, p32;              // [R][N]
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> asc_stable, asc_refr;  // [kNumAsc][N]
   Kokkos::View<Real*, MemSpace> v_init, i_e, v_min;
   Kokkos::View<std::uint8_t*, MemSpace> iaf;  // 1: iaf_psc_alpha (its sum order, spike at v >= 1)

@@ -11,9 +11,10 @@ namespace dpointnet::device {
 
 // Two shapes of the same per-(sample, neuron) arithmetic: devices run one work item per (b, i), neurons
 // fastest (coalesced); hosts run one work item per (b, block of kBlock neurons), each stage a loop over the
-// block's neurons that the compiler vectorizes. Channels c >= n_channels(i) have zero constants and stay zero,
-// so both shapes loop over all R channels and compute the same values in the same order. A slow channel
-// (c >= n_receptors(i), glif_psc_double_alpha) takes the drive of channel c - n_receptors(i).
+// block's neurons that the compiler vectorizes. Channels c >= n_channels(i) have zero constants and stay zero;
+// so do channels without inputs (NeuronConstants::live), which devices skip per neuron and hosts per block of
+// neurons: adding a channel that is zero changes no sum, so both shapes compute the same values in the same order.
+// A slow channel (c >= n_receptors(i), glif_psc_double_alpha) takes the drive of channel c - n_receptors(i).
 template <class Real, class ExecSpace>
 struct NeuronStepFunctor {
   using MemSpace = typename ExecSpace::memory_space;
@@ -36,6 +37,7 @@ struct NeuronStepFunctor {
     Real psum = 0;
     const int R = static_cast<int>(s.psc.extent(1));
     for (int c = 0; c < R; ++c) {
+      if (!k.channel_live(c, i)) continue;
       const Real rise = s.psc_rise(b, c, i);
       const Real p = s.psc(b, c, i);
       const Real sd = k.syn_decay(c, i);
@@ -73,7 +75,9 @@ struct NeuronStepFunctor {
     const std::uint8_t* zin = have_prev ? &ring(slot_prev, b, i0) : nullptr;
     for (int q = 0; q < m; ++q) zp[q] = have_prev ? static_cast<Real>(zin[q]) : Real(0);
     for (int q = 0; q < m; ++q) cur[q] = 0;
+    static_assert(kBlock == NeuronConstants<Real, MemSpace>::kLiveBlock, "block masks of the host shape");
     for (int c = 0; c < R; ++c) {
+      if (!k.block_channel_live(c, i0 / kBlock)) continue;
       Real* KOKKOS_RESTRICT rise = &s.psc_rise(b, c, i0);
       Real* KOKKOS_RESTRICT p = &s.psc(b, c, i0);
       const Real* KOKKOS_RESTRICT sd = &k.syn_decay(c, i0);

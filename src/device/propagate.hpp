@@ -50,6 +50,10 @@ struct PropagateFunctor {
   // zero the drive before adding (the step's first projection): on hosts each work item zeroes its own row, so
   // the zeros are written where they are added to, without a separate kernel; devices fill first (propagate())
   bool zero_first = false;
+  // Hosts, optional: zero only the live rows of the drive, [2 c], [2 c + 1] the span of neurons of channel c whose
+  // rows edges reach (LiveChannels::span); the other rows no edge adds to, so they keep their initial zeros and
+  // the neuron step does not read them as live channels. Empty: zero all rows.
+  Kokkos::View<const std::int64_t*, MemSpace> zero_spans = {};
 
   // Device shape, stage 2 (after compact_active_groups): team r takes active groups r, r + league, ...
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -110,8 +114,13 @@ struct PropagateFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int b) const {
     std::int64_t* const ub = &u(b, 0, 0);
     if (zero_first) {
-      const std::int64_t row = static_cast<std::int64_t>(u.extent(1)) * static_cast<std::int64_t>(u.extent(2));
-      for (std::int64_t i = 0; i < row; ++i) ub[i] = 0;
+      const auto R = static_cast<std::int64_t>(u.extent(1)), N = static_cast<std::int64_t>(u.extent(2));
+      if (static_cast<std::int64_t>(zero_spans.extent(0)) == 2 * R) {
+        for (std::int64_t c = 0; c < R; ++c)
+          for (std::int64_t i = zero_spans(2 * c); i < zero_spans(2 * c + 1); ++i) ub[c * N + i] = 0;
+      } else {
+        for (std::int64_t i = 0; i < R * N; ++i) ub[i] = 0;
+      }
     }
     const std::int64_t n_src = e.n_sources;
     std::int64_t group[kList];

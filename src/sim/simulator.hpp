@@ -130,6 +130,7 @@ class Simulator {
   device::NeuronConstants<Real, MemSpace> k_;
   device::NeuronState<Real, MemSpace> state_;
   Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u_;
+  Kokkos::View<std::int64_t*, MemSpace> live_spans_;  // the live rows of u_ per channel (LiveChannels::span)
   device::SpikeRing<MemSpace> z_ring_;
   device::GroupedEdges<Real, MemSpace> recurrent_;
   std::vector<std::int64_t> recurrent_order_;

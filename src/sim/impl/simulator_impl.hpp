@@ -7,6 +7,7 @@
 #include "device/nest_step.hpp"
 #include "device/neuron_step.hpp"
 #include "device/propagate.hpp"
+#include "network/live_channels.hpp"
 #include "network/nest_time.hpp"
 #include "sim/impl/simulator_inputs_impl.hpp"
 #include "sim/impl/simulator_nest_impl.hpp"
@@ -14,6 +15,16 @@
 #include "sim/simulator.hpp"
 
 namespace dpointnet {
+
+namespace impl {
+// A device copy of a host vector (empty vector: empty view).
+template <class MemSpace, class T>
+Kokkos::View<T*, MemSpace> upload_vector(const std::string& label, const std::vector<T>& h) {
+  Kokkos::View<T*, MemSpace> v(label, h.size());
+  Kokkos::deep_copy(v, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h.data(), h.size()));
+  return v;
+}
+}  // namespace impl
 
 template <class Real, class ExecSpace>
 struct Simulator<Real, ExecSpace>::InputRuntime {
@@ -91,6 +102,12 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
     Kokkos::deep_copy(k_.asc_decay, ad);
     Kokkos::deep_copy(k_.syn_decay, sd);
     Kokkos::deep_copy(k_.psc_initial, pi);
+  }
+  {  // channels without inputs (network/live_channels.hpp)
+    const LiveChannels lc = live_channels(net, device::NeuronConstants<Real, MemSpace>::kLiveBlock);
+    k_.live = impl::upload_vector<MemSpace>("neuron.live_channels", lc.neuron);
+    k_.live_blocks = impl::upload_vector<MemSpace>("neuron.live_channel_blocks", lc.block);
+    live_spans_ = impl::upload_vector<MemSpace>("drive.live_spans", lc.span);
   }
   if (net.dynamics == Dynamics::Nest) {
     impl::upload_nest_constants(net, R_, k_);
@@ -212,18 +229,20 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   // 1. synaptic drive (the first projection zeroes it: PropagateFunctor::zero_first)
   bool zero = true;
   if (recurrent_.line.extent(0) > 0) {
-    device::propagate(
-        space_, "dpointnet::propagate_recurrent",
-        device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_, s_min, zero}, B_);
+    device::propagate(space_, "dpointnet::propagate_recurrent",
+                      device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_, s_min,
+                                                                              zero, live_spans_},
+                      B_);
     zero = false;
     if (count_events_)
       events_ += impl::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t, D_, B_, N_, s_min);
   }
   for (auto& in : inputs_) {
     const std::int64_t ns = in->edges.n_sources;
-    device::propagate(
-        space_, "dpointnet::propagate_input",
-        device::PropagateFunctor<Real, ExecSpace, std::uint16_t>{in->edges, in->ring, u_, t, D_, s_min, zero}, B_);
+    device::propagate(space_, "dpointnet::propagate_input",
+                      device::PropagateFunctor<Real, ExecSpace, std::uint16_t>{in->edges, in->ring, u_, t, D_, s_min,
+                                                                               zero, live_spans_},
+                      B_);
     zero = false;
     if (count_events_)
       events_ +=
