@@ -16,16 +16,6 @@
 
 namespace dpointnet {
 
-namespace impl {
-// A device copy of a host vector (empty vector: empty view).
-template <class MemSpace, class T>
-Kokkos::View<T*, MemSpace> upload_vector(const std::string& label, const std::vector<T>& h) {
-  Kokkos::View<T*, MemSpace> v(label, h.size());
-  Kokkos::deep_copy(v, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h.data(), h.size()));
-  return v;
-}
-}  // namespace impl
-
 template <class Real, class ExecSpace>
 struct Simulator<Real, ExecSpace>::InputRuntime {
   PreparedInput spec;
@@ -105,9 +95,9 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   }
   {  // channels without inputs (network/live_channels.hpp)
     const LiveChannels lc = live_channels(net, device::NeuronConstants<Real, MemSpace>::kLiveBlock);
-    k_.live = impl::upload_vector<MemSpace>("neuron.live_channels", lc.neuron);
-    k_.live_blocks = impl::upload_vector<MemSpace>("neuron.live_channel_blocks", lc.block);
-    live_spans_ = impl::upload_vector<MemSpace>("drive.live_spans", lc.span);
+    k_.live = impl::upload_vector<decltype(k_.live)>("neuron.live_channels", lc.neuron);
+    k_.live_blocks = impl::upload_vector<decltype(k_.live_blocks)>("neuron.live_channel_blocks", lc.block);
+    live_spans_ = impl::upload_vector<decltype(live_spans_)>("drive.live_spans", lc.span);
   }
   if (net.dynamics == Dynamics::Nest) {
     impl::upload_nest_constants(net, R_, k_);

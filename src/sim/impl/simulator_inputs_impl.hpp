@@ -8,6 +8,19 @@
 
 namespace dpointnet {
 
+namespace impl {
+// A device view of the values of a host vector, each converted to the view's element type (empty vector: empty
+// view). Outside the step loop only.
+template <class View, class Vec>
+View upload_vector(const std::string& label, const Vec& vec) {
+  View dev(label, vec.size());
+  auto h = Kokkos::create_mirror_view(dev);
+  for (std::size_t q = 0; q < vec.size(); ++q) h(q) = static_cast<typename View::value_type>(vec[q]);
+  Kokkos::deep_copy(dev, h);
+  return dev;
+}
+}  // namespace impl
+
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::upload_schedule(InputRuntime& rt, const PreparedInput& in) {
   rt.spec = in;
@@ -18,11 +31,7 @@ void Simulator<Real, ExecSpace>::upload_schedule(InputRuntime& rt, const Prepare
   rt.p = rt.p0 = {};
   const std::string lbl = "input." + in.name;
   auto copy = [&](auto& dev, const auto& vec, const std::string& name) {
-    using V = std::decay_t<decltype(dev)>;
-    dev = V(lbl + "." + name, vec.size());
-    auto h = Kokkos::create_mirror_view(dev);
-    for (std::size_t q = 0; q < vec.size(); ++q) h(q) = vec[q];
-    Kokkos::deep_copy(dev, h);
+    dev = impl::upload_vector<std::decay_t<decltype(dev)>>(lbl + "." + name, vec);
   };
   if (in.silent) return;
   if (in.kind == InputKind::SpikeFile) {
