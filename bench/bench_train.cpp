@@ -11,10 +11,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "bench_network.hpp"
 #include "config/simulation_config.hpp"
+#include "device/target_blocks.hpp"
+#include "gather_probe.hpp"
 #include "generator/network_generator.hpp"
 #include "inputs/input_schedule.hpp"
 #include "network/network_builder.hpp"
@@ -56,6 +59,56 @@ double triad_bytes_per_s(std::int64_t n) {
   return best;
 }
 
+// The spike adjoint's edges per second against the gather probe at several footprints (gather_probe.hpp): 32 KiB
+// (in L1), 1 MiB, the kernel's footprint (a target block of a gu slot, or the slot), a slot and the ring of D slots,
+// each counting only the rows of gu that edges reach.
+template <class Real>
+void gather_ceiling(const Network& net, int steps, int B, double spike_seconds) {
+  if (!compat::host_execution<Kokkos::DefaultExecutionSpace>) {
+    fmt::print("gather: host backends only (a device kernel's begin and end callbacks do not bound its run)\n");
+    return;
+  }
+  if (net.projections.empty() || net.projections[0].size() == 0 || spike_seconds <= 0) {
+    fmt::print("gather: no recurrent edges, no spike adjoint\n");
+    return;
+  }
+  const Projection& rec = net.projections[0];
+  const int D = net.max_delay;
+  std::vector<double> per_delay(static_cast<std::size_t>(D) + 1, 0.0);
+  for (const int d : rec.delay_steps) per_delay[static_cast<std::size_t>(d)] += 1;
+  double edges = 0;  // edges the spike adjoint reads per update: those whose step t + d is inside the sequence
+  for (int t = 0; t < steps; ++t)
+    for (int d = 1; d <= D; ++d)
+      if (t + d < steps) edges += per_delay[static_cast<std::size_t>(d)];
+  // the rows of gu that edges reach (docs/model.md 4.4): the others are never gathered
+  std::vector<char> live(static_cast<std::size_t>(net.n_channels * net.n_neurons), 0);
+  for (std::size_t k = 0; k < rec.target.size(); ++k)
+    live[static_cast<std::size_t>(rec.channel[k] * net.n_neurons + rec.target[k])] = 1;
+  const double live_share = static_cast<double>(std::count(live.begin(), live.end(), 1)) / live.size();
+  const double row = 4.0 * B, slot = static_cast<double>(net.n_channels) * net.n_neurons * B * sizeof(Real);
+  const std::int64_t block = device::host_target_block(net.n_neurons, net.n_channels, B, sizeof(Real));
+  const double footprint = block > 0 ? static_cast<double>(net.n_channels) * block * B * sizeof(Real) : slot;
+  fmt::print(
+      "gather: spike adjoint {:.3g} G edges/s ({:.3g} s per update; footprint {:.2f} MiB{}, of which {:.0f} % "
+      "rows that edges reach)\n",
+      edges / spike_seconds / 1e9, spike_seconds, footprint / 1048576.0, block > 0 ? " per target block" : "",
+      100.0 * live_share);
+  if (sizeof(Real) != 4 || B % 16 != 0) {
+    fmt::print("gather: probe skipped (float32 and a batch that is a multiple of 16 only)\n");
+    return;
+  }
+  const double sizes[] = {32 * 1024.0, 1048576.0, footprint * live_share, slot * live_share, slot * D * live_share};
+  const char* names[] = {"32 KiB", "1 MiB", "kernel footprint", "one slot", "ring"};
+  for (int q = 0; q < 5; ++q) {
+    const double rate = gather_edges_per_s(sizes[q], B, 64, false), rate2 = gather_edges_per_s(sizes[q], B, 64, true);
+    fmt::print(
+        "gather: probe {:>16} {:8.2f} MiB: {:.3g} G edges/s ({:.0f} GB/s of {:.0f}-byte lines), two chains "
+        "{:.3g}; spike adjoint at {:.0f} % of one chain\n",
+        names[q], sizes[q] / 1048576.0, rate / 1e9, rate * row / 1e9, row, rate2 / 1e9,
+        100.0 * edges / spike_seconds / rate);
+  }
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"dpointnet training-step benchmark"};
   std::int64_t n = 1000;
@@ -71,7 +124,9 @@ int run(int argc, char** argv) {
   app.add_option("--threads", threads);
   bool bandwidth = false;
   app.add_flag("--bandwidth", bandwidth,
-               "also print a triad bandwidth and the reverse sweep's effective bandwidth (estimated bytes)");
+               "also print a triad bandwidth, the reverse sweep's effective bandwidth (estimated bytes) and, on host "
+               "backends, the spike adjoint's edges/s against a gather probe (gather_probe.hpp; it sets Kokkos Tools "
+               "callbacks: do not combine with a tools library)");
   CLI11_PARSE(app, argc, argv);
   bench::start(threads);
   {
@@ -97,6 +152,8 @@ int run(int argc, char** argv) {
       using Real = decltype(tag);
       Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, batch);
       tr.train_step();  // warm-up
+      std::unique_ptr<KernelClock> spike_clock;
+      if (bandwidth) spike_clock = std::make_unique<KernelClock>("dpointnet::backward_spike_adjoint");
       StepMetrics sum;
       for (int k = 0; k < updates; ++k) {
         StepMetrics m = tr.train_step();
@@ -131,6 +188,7 @@ int run(int argc, char** argv) {
             "({:.0f} % of the triad; active groups {:.1f} %)\n",
             triad / 1e9, bytes / 1e9, sum.t_backward / u, bytes / (sum.t_backward / u) / 1e9,
             100.0 * bytes / (sum.t_backward / u) / triad, 100.0 * active);
+        gather_ceiling<Real>(net, steps, batch, spike_clock->seconds() / u);
       }
     };
     if (precision == "float64")

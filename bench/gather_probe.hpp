@@ -1,0 +1,134 @@
+// The gather ceiling of the machine for the host spike adjoint (benchmark only; docs/performance.md, "Gather
+// ceiling"): its memory pattern without its sparse structure. A table of rows of B adjoint values (the footprint:
+// one target block of a gu slot, or a whole slot), a stream of edges (row index, weight) at uniformly random rows,
+// and per segment of S edges a partial sum of B values kept in registers, loaded from and stored to a sequential
+// array (gz). Edges per second, best of 5, on the default space with all its threads. Also the time of the real
+// kernel, from Kokkos Tools callbacks (host backends: kernels run synchronously, so begin to end is their time).
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "util/host_simd.hpp"
+#include "util/kokkos_compat.hpp"
+
+namespace dpointnet::bench {
+
+struct GatherProbe {
+  Kokkos::View<const float*> table;        // rows x B
+  Kokkos::View<const std::int32_t*> rows;  // per edge
+  Kokkos::View<const float*> weight;       // per edge
+  Kokkos::View<float*> out;                // segments x B
+  int B = 16, S = 64;
+  std::int64_t n_edges = 0, n_chunks = 1;
+  bool two_chains = false;  // two segments at once (two independent chains of adds)
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t c) const {
+    const std::int64_t k0 = n_edges / n_chunks * c, k1 = c + 1 == n_chunks ? n_edges : n_edges / n_chunks * (c + 1);
+    const std::int64_t step = two_chains ? 2 * S : S;
+    for (std::int64_t s0 = k0; s0 < k1; s0 += step) {
+      if (two_chains && s0 + 2 * S <= k1) {
+        float* const o = &out(s0 / S * B);
+        for (int b0 = 0; b0 < B; b0 += 16) {
+          compat::HostLanes16<float> r, q;
+          r.load(o + b0);
+          q.load(o + B + b0);
+          for (std::int64_t k = s0; k < s0 + S; ++k) {
+            r.add_product(weight(k), &table(rows(k) * B + b0));
+            q.add_product(weight(k + S), &table(rows(k + S) * B + b0));
+          }
+          r.store(o + b0);
+          q.store(o + B + b0);
+        }
+        continue;
+      }
+      for (std::int64_t a0 = s0; a0 < s0 + step && a0 < k1; a0 += S) {
+        const std::int64_t s1 = a0 + S < k1 ? a0 + S : k1;
+        float* const o = &out(a0 / S * B);
+        for (int b0 = 0; b0 < B; b0 += 16) {
+          compat::HostLanes16<float> r;
+          r.load(o + b0);
+          for (std::int64_t k = a0; k < s1; ++k) r.add_product(weight(k), &table(rows(k) * B + b0));
+          r.store(o + b0);
+        }
+      }
+    }
+  }
+};
+
+// Edges per second gathered from a table of footprint_bytes (rows of B floats, B a multiple of 16), segments of S.
+inline double gather_edges_per_s(double footprint_bytes, int B, int S, bool two_chains,
+                                 std::int64_t n_edges = std::int64_t(1) << 23) {
+  const auto n_rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(footprint_bytes / (4.0 * B)));
+  Kokkos::View<float*> table("probe.table", n_rows * B), weight("probe.weight", n_edges),
+      out("probe.out", (n_edges / S + 1) * B);
+  Kokkos::View<std::int32_t*> rows("probe.rows", n_edges);
+  {
+    auto h_rows = Kokkos::create_mirror_view(rows);
+    auto h_w = Kokkos::create_mirror_view(weight);
+    std::mt19937_64 rng(12345);
+    std::uniform_int_distribution<std::int64_t> pick(0, n_rows - 1);
+    for (std::int64_t k = 0; k < n_edges; ++k) {
+      h_rows(k) = static_cast<std::int32_t>(pick(rng));
+      h_w(k) = 0.5f;
+    }
+    Kokkos::deep_copy(rows, h_rows);
+    Kokkos::deep_copy(weight, h_w);
+    Kokkos::deep_copy(table, 1.0f);
+  }
+  GatherProbe p{table, rows, weight, out, B, S, n_edges, compat::concurrency(), two_chains};
+  double best = 0;
+  for (int k = 0; k < 6; ++k) {
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    Kokkos::parallel_for("bench::gather_probe", Kokkos::RangePolicy<>(0, p.n_chunks), p);
+    Kokkos::fence();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (k > 0) best = std::max(best, static_cast<double>(n_edges) / s);
+  }
+  return best;
+}
+
+// Seconds and calls of the kernels with one label, from Kokkos Tools callbacks while an instance lives.
+class KernelClock {
+ public:
+  explicit KernelClock(const char* label) {
+    label_ = label;
+    seconds_ = 0;
+    calls_ = 0;
+    namespace E = Kokkos::Tools::Experimental;
+    E::set_begin_parallel_for_callback(on_begin);
+    E::set_end_parallel_for_callback(on_end);
+  }
+  ~KernelClock() {
+    namespace E = Kokkos::Tools::Experimental;
+    E::set_begin_parallel_for_callback(nullptr);
+    E::set_end_parallel_for_callback(nullptr);
+  }
+  KernelClock(const KernelClock&) = delete;
+  KernelClock& operator=(const KernelClock&) = delete;
+  double seconds() const { return seconds_; }
+  long calls() const { return calls_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::uint64_t kMine = 1, kOther = 2;
+  static void on_begin(const char* name, const std::uint32_t, std::uint64_t* id) {
+    *id = std::strcmp(name, label_) == 0 ? kMine : kOther;
+    if (*id == kMine) start_ = Clock::now();
+  }
+  static void on_end(const std::uint64_t id) {
+    if (id != kMine) return;
+    seconds_ += std::chrono::duration<double>(Clock::now() - start_).count();
+    ++calls_;
+  }
+  static inline const char* label_ = "";
+  static inline double seconds_ = 0;
+  static inline long calls_ = 0;
+  static inline Clock::time_point start_{};
+};
+
+}  // namespace dpointnet::bench
