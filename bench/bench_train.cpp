@@ -13,6 +13,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "bench_network.hpp"
 #include "config/simulation_config.hpp"
@@ -47,16 +48,9 @@ double triad_bytes_per_s(std::int64_t n) {
   Kokkos::View<float*> a("triad.a", n), b("triad.b", n), c("triad.c", n);
   Kokkos::deep_copy(b, 1.0f);
   Kokkos::deep_copy(c, 2.0f);
-  double best = 0;
-  for (int k = 0; k < 6; ++k) {
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
+  return best_rate(3.0 * 4.0 * static_cast<double>(n), [&] {
     Kokkos::parallel_for("bench::triad", Kokkos::RangePolicy<>(0, n), Triad{a, b, c, 3.0f});
-    Kokkos::fence();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (k > 0) best = std::max(best, 3.0 * 4.0 * static_cast<double>(n) / s);
-  }
-  return best;
+  });
 }
 
 // The spike adjoint's edges per second against the gather probe at several footprints (gather_probe.hpp): 32 KiB
@@ -80,7 +74,8 @@ void gather_ceiling(const Network& net, int steps, int B, double spike_seconds) 
   for (int t = 0; t < steps; ++t)
     for (int d = 1; d <= D; ++d)
       if (t + d < steps) edges += per_delay[static_cast<std::size_t>(d)];
-  // the rows of gu that edges reach (docs/model.md 4.4): the others are never gathered
+  // the rows of gu that recurrent edges reach, the only ones the spike adjoint gathers (live_channels counts the
+  // rows that any projection reaches)
   std::vector<char> live(static_cast<std::size_t>(net.n_channels * net.n_neurons), 0);
   for (std::size_t k = 0; k < rec.target.size(); ++k)
     live[static_cast<std::size_t>(rec.channel[k] * net.n_neurons + rec.target[k])] = 1;
@@ -100,7 +95,8 @@ void gather_ceiling(const Network& net, int steps, int B, double spike_seconds) 
   const double sizes[] = {32 * 1024.0, 1048576.0, footprint * live_share, slot * live_share, slot * D * live_share};
   const char* names[] = {"32 KiB", "1 MiB", "kernel footprint", "one slot", "ring"};
   for (int q = 0; q < 5; ++q) {
-    const double rate = gather_edges_per_s(sizes[q], B, 64, false), rate2 = gather_edges_per_s(sizes[q], B, 64, true);
+    const GatherRates r = gather_edges_per_s(sizes[q], B, 64);
+    const double rate = r.one_chain, rate2 = r.two_chains;
     fmt::print(
         "gather: probe {:>16} {:8.2f} MiB: {:.3g} G edges/s ({:.0f} GB/s of {:.0f}-byte lines), two chains "
         "{:.3g}; spike adjoint at {:.0f} % of one chain\n",

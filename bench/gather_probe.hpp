@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
-#include <vector>
 
 #include "util/host_simd.hpp"
 #include "util/kokkos_compat.hpp"
@@ -59,9 +58,29 @@ struct GatherProbe {
   }
 };
 
-// Edges per second gathered from a table of footprint_bytes (rows of B floats, B a multiple of 16), segments of S.
-inline double gather_edges_per_s(double footprint_bytes, int B, int S, bool two_chains,
-                                 std::int64_t n_edges = std::int64_t(1) << 23) {
+// Best of 5 timed runs of launch() (after one untimed), fenced: work / seconds.
+template <class Launch>
+double best_rate(const double work, Launch&& launch) {
+  double best = 0;
+  for (int k = 0; k < 6; ++k) {
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    launch();
+    Kokkos::fence();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (k > 0) best = std::max(best, work / s);
+  }
+  return best;
+}
+
+struct GatherRates {
+  double one_chain = 0, two_chains = 0;  // edges per second
+};
+
+// Edges per second gathered from a table of footprint_bytes (rows of B floats, B a multiple of 16), segments of S,
+// with one chain of adds and with two, on the same table and edges.
+inline GatherRates gather_edges_per_s(double footprint_bytes, int B, int S,
+                                      std::int64_t n_edges = std::int64_t(1) << 23) {
   const auto n_rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(footprint_bytes / (4.0 * B)));
   Kokkos::View<float*> table("probe.table", n_rows * B), weight("probe.weight", n_edges),
       out("probe.out", (n_edges / S + 1) * B);
@@ -79,26 +98,24 @@ inline double gather_edges_per_s(double footprint_bytes, int B, int S, bool two_
     Kokkos::deep_copy(weight, h_w);
     Kokkos::deep_copy(table, 1.0f);
   }
-  GatherProbe p{table, rows, weight, out, B, S, n_edges, compat::concurrency(), two_chains};
-  double best = 0;
-  for (int k = 0; k < 6; ++k) {
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    Kokkos::parallel_for("bench::gather_probe", Kokkos::RangePolicy<>(0, p.n_chunks), p);
-    Kokkos::fence();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (k > 0) best = std::max(best, static_cast<double>(n_edges) / s);
-  }
-  return best;
+  GatherProbe p{table, rows, weight, out, B, S, n_edges, compat::concurrency(), false};
+  auto rate = [&](const bool two) {
+    p.two_chains = two;
+    return best_rate(static_cast<double>(n_edges),
+                     [&] { Kokkos::parallel_for("bench::gather_probe", Kokkos::RangePolicy<>(0, p.n_chunks), p); });
+  };
+  GatherRates r;
+  r.one_chain = rate(false);
+  r.two_chains = rate(true);
+  return r;
 }
 
-// Seconds and calls of the kernels with one label, from Kokkos Tools callbacks while an instance lives.
+// Seconds of the kernels with one label, from Kokkos Tools callbacks while an instance lives.
 class KernelClock {
  public:
   explicit KernelClock(const char* label) {
     label_ = label;
     seconds_ = 0;
-    calls_ = 0;
     namespace E = Kokkos::Tools::Experimental;
     E::set_begin_parallel_for_callback(on_begin);
     E::set_end_parallel_for_callback(on_end);
@@ -111,7 +128,6 @@ class KernelClock {
   KernelClock(const KernelClock&) = delete;
   KernelClock& operator=(const KernelClock&) = delete;
   double seconds() const { return seconds_; }
-  long calls() const { return calls_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -123,11 +139,9 @@ class KernelClock {
   static void on_end(const std::uint64_t id) {
     if (id != kMine) return;
     seconds_ += std::chrono::duration<double>(Clock::now() - start_).count();
-    ++calls_;
   }
   static inline const char* label_ = "";
   static inline double seconds_ = 0;
-  static inline long calls_ = 0;
   static inline Clock::time_point start_{};
 };
 
