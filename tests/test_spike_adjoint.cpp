@@ -15,6 +15,7 @@
 #include "device/target_blocks.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
+#include "util/host_simd.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;
@@ -155,3 +156,30 @@ TEST(SpikeAdjoint, TargetBlockWeightsFollowTheEdges) {
       ASSERT_EQ(k, off(g.group(j, d) + 1));
     }
 }
+
+// The register partial sums of the host spike adjoint (compat::HostLanes16: vectors of the host's register width,
+// chained) against lane-by-lane scalar arithmetic, a product then a sum, each rounded: all 16 lanes, in order,
+// for float and double (one link with AVX-512 floats, two to eight elsewhere).
+template <class T>
+void check_host_lanes() {
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<T> u(T(-3), T(3));
+  alignas(64) T acc[16], ref[16], out[16];
+  for (int q = 0; q < 16; ++q) ref[q] = acc[q] = u(gen);
+  compat::HostLanes16<T> r;
+  r.load(acc);
+  for (int k = 0; k < 37; ++k) {
+    alignas(64) T x[16];
+    const T w = u(gen);
+    for (int q = 0; q < 16; ++q) {
+      x[q] = u(gen);
+      const T prod = w * x[q];
+      ref[q] = ref[q] + prod;
+    }
+    r.add_product(w, x);
+  }
+  r.store(out);
+  for (int q = 0; q < 16; ++q) EXPECT_EQ(out[q], ref[q]) << "lane " << q;
+}
+TEST(SpikeAdjoint, HostLanesAddLaneByLaneFloat) { check_host_lanes<float>(); }
+TEST(SpikeAdjoint, HostLanesAddLaneByLaneDouble) { check_host_lanes<double>(); }

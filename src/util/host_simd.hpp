@@ -14,10 +14,14 @@
 #include <Kokkos_Core.hpp>
 #include <cstring>
 
-// HostLanes16<T>: 16 lanes of T as one GCC/Clang vector (one or two registers) on host compilers, so that a partial
-// sum kept over a loop stays in registers and is loaded and stored as a vector (held as a plain array, GCC split it
-// into 16 scalars with about 50 shuffles per load and store); a plain array elsewhere (device code, nvcc). The
-// arithmetic is lane by lane, a product then a sum, each rounded: the same values either way.
+// HostLanes16<T>: 16 lanes of T as GCC/Clang vectors of the host's register width on host compilers, so that a
+// partial sum kept over a loop stays in registers and is loaded and stored as vectors; a plain array elsewhere
+// (device code, nvcc). The arithmetic is lane by lane, a product then a sum, each rounded: the same values either
+// way. Why the register width: held as a plain array, GCC split it into 16 scalars with about 50 shuffles per load
+// and store; held as one 16-lane vector wider than a register (64 bytes of float without AVX-512, 128 of double),
+// GCC kept it on the stack and moved it through 8-byte pieces at every edge (store-forwarding stalls: a gather loop
+// ran 8x slower on an AVX2 machine, docs/performance-sessions.md, session 14). So it is a chain of K vectors of
+// kHostVectorBytes each, one named member per link: each stays a register.
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__HIPCC__) && \
     !defined(__SYCL_DEVICE_ONLY__)
 #define DPOINTNET_HOST_VECTOR_EXT 1
@@ -27,20 +31,68 @@
 
 namespace dpointnet::compat {
 
+#if DPOINTNET_HOST_VECTOR_EXT
+#if defined(__AVX512F__)
+inline constexpr int kHostVectorBytes = 64;
+#elif defined(__AVX__)
+inline constexpr int kHostVectorBytes = 32;
+#else
+inline constexpr int kHostVectorBytes = 16;
+#endif
+namespace impl {
+// K vectors of Bytes bytes of T, lanes in order: link 0 holds the first Bytes / sizeof(T) lanes. (The vector type
+// is declared here from Bytes: passed as a template argument, GCC 12 drops its vector_size and makes it a scalar.)
+template <class T, int Bytes, int K>
+struct LaneChain {
+  typedef T V __attribute__((vector_size(Bytes)));
+  static constexpr int kLanes = Bytes / static_cast<int>(sizeof(T));
+  V head;
+  LaneChain<T, Bytes, K - 1> rest;
+  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) {
+    std::memcpy(&head, p, sizeof head);
+    rest.load(p + kLanes);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const {
+    std::memcpy(p, &head, sizeof head);
+    rest.store(p + kLanes);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
+    V x;
+    std::memcpy(&x, p, sizeof x);
+    const V prod = w * x;
+    head = head + prod;
+    rest.add_product(w, p + kLanes);
+  }
+};
+template <class T, int Bytes>
+struct LaneChain<T, Bytes, 1> {
+  typedef T V __attribute__((vector_size(Bytes)));
+  V head;
+  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) { std::memcpy(&head, p, sizeof head); }
+  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { std::memcpy(p, &head, sizeof head); }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
+    V x;
+    std::memcpy(&x, p, sizeof x);
+    const V prod = w * x;
+    head = head + prod;
+  }
+};
+}  // namespace impl
+#endif
+
 template <class T>
 struct HostLanes16 {
 #if DPOINTNET_HOST_VECTOR_EXT
-  typedef T Vec __attribute__((vector_size(16 * sizeof(T))));
-  Vec v;
-  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) { std::memcpy(&v, p, sizeof v); }
-  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { std::memcpy(p, &v, sizeof v); }
+  static constexpr int kBytes = 16 * static_cast<int>(sizeof(T));
+  static constexpr int kLinkBytes = kBytes < kHostVectorBytes ? kBytes : kHostVectorBytes;
+  static constexpr int kLinks = kBytes / kLinkBytes;
+  static_assert(kLinks * kLinkBytes == kBytes, "16 lanes in whole vectors");
+  impl::LaneChain<T, kLinkBytes, kLinks> v;
+  static_assert(sizeof(v) == static_cast<std::size_t>(kBytes), "vectors of the declared size, without padding");
+  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) { v.load(p); }
+  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { v.store(p); }
   // v += w * p[0..15]
-  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
-    Vec x;
-    std::memcpy(&x, p, sizeof x);
-    const Vec prod = w * x;
-    v = v + prod;
-  }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) { v.add_product(w, p); }
 #else
   T v[16];
   KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) {
