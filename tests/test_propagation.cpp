@@ -4,6 +4,7 @@
 // for input counts; and the grouping must list every edge once.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -163,4 +164,32 @@ TEST(Propagation, WeightGradientShapesMatchEdgeList) {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grad);
     for (std::size_t k = 0; k < ref.size(); ++k) ASSERT_NEAR(h(k), ref[k], 1e-13 * scale) << "grouped edge " << k;
   }
+}
+
+// The host neuron step's block conversion of the fixed-point drive (from_fixed_block: bits of 1.5 x 2^52 plus q
+// for |q| < 2^51, value by value otherwise) against the compiler's int64 -> double conversion, scaled by 2^-36:
+// blocks inside the fast range, blocks with one value just outside it, and values at its edges.
+template <class Real>
+void check_from_fixed_block() {
+  std::mt19937_64 gen(17);
+  const std::int64_t edge = std::int64_t(1) << 51;
+  for (int rep = 0; rep < 400; ++rep) {
+    std::int64_t q[256];
+    Real out[256];
+    const int m = 1 + static_cast<int>(gen() % 256);
+    for (int i = 0; i < m; ++i) {
+      const auto x = static_cast<std::int64_t>(gen() >> (13 + gen() % 50));  // |x| < 2^51
+      q[i] = gen() % 2 ? x : -x;
+    }
+    if (rep % 4 == 1) q[gen() % m] = gen() % 2 ? edge : -edge - 1;          // just outside
+    if (rep % 4 == 2) q[gen() % m] = gen() % 2 ? edge - 1 : -edge;          // the last values inside
+    if (rep % 4 == 3) q[gen() % m] = static_cast<std::int64_t>(gen() | 1);  // anywhere in int64
+    device::from_fixed_block(q, m, out);
+    for (int i = 0; i < m; ++i)
+      ASSERT_EQ(out[i], static_cast<Real>(static_cast<double>(q[i]) / 68719476736.0)) << "value " << q[i];
+  }
+}
+TEST(Propagation, FixedPointBlockConversionIsExact) {
+  check_from_fixed_block<float>();
+  check_from_fixed_block<double>();
 }

@@ -70,10 +70,13 @@ struct NeuronStepFunctor {
     const int i0 = static_cast<int>(idx % nblk) * kBlock;
     const int m = n - i0 < kBlock ? n - i0 : kBlock;
     const int R = static_cast<int>(s.psc.extent(1));
-    Real cur[kBlock], zp[kBlock];
+    Real cur[kBlock], zp[kBlock], drive[kBlock];
+    int zi[kBlock];  // zp as integers: the refractory update without a float -> int conversion, which kept the
+                     // last stage scalar on AVX2 (session 14)
     // zin and zout are the same slot when D == 1 (not restrict): zp is copied out before zout is written
     const std::uint8_t* zin = have_prev ? &ring(slot_prev, b, i0) : nullptr;
-    for (int q = 0; q < m; ++q) zp[q] = have_prev ? static_cast<Real>(zin[q]) : Real(0);
+    for (int q = 0; q < m; ++q) zi[q] = have_prev ? static_cast<int>(zin[q]) : 0;
+    for (int q = 0; q < m; ++q) zp[q] = static_cast<Real>(zi[q]);
     for (int q = 0; q < m; ++q) cur[q] = 0;
     static_assert(kBlock == NeuronConstants<Real, MemSpace>::kLiveBlock, "block masks of the host shape");
     for (int c = 0; c < R; ++c) {
@@ -84,11 +87,11 @@ struct NeuronStepFunctor {
       const Real* KOKKOS_RESTRICT pi = &k.psc_initial(c, i0);
       const Real step = dt;
       if (!k.any_slow) {
-        const std::int64_t* KOKKOS_RESTRICT uu = &u(b, c, i0);
+        from_fixed_block(&u(b, c, i0), m, drive);
         for (int q = 0; q < m; ++q) {
           const Real r0 = rise[q], p0 = p[q];
           cur[q] += p0;
-          rise[q] = sd[q] * r0 + pi[q] * static_cast<Real>(from_fixed(uu[q]));
+          rise[q] = sd[q] * r0 + pi[q] * drive[q];
           p[q] = sd[q] * p0 + step * sd[q] * r0;
         }
       } else {  // slow channels read their fast partner's drive (glif_psc_double_alpha)
@@ -121,15 +124,18 @@ struct NeuronStepFunctor {
     const Real* KOKKOS_RESTRICT cf = &k.current_factor(i0);
     const Real* KOKKOS_RESTRICT vr = &k.v_reset(i0);
     const int* KOKKOS_RESTRICT tr = &k.t_ref_steps(i0);
+    std::uint8_t zo[kBlock];  // written here, copied out after: a store through the ring's byte pointer, which
+                              // may alias anything, kept this loop scalar (session 14)
     for (int q = 0; q < m; ++q) {
       const Real c = (cur[q] + asum[q]) + ie[q];
       const Real vn = dec[q] * v[q] + cf[q] * c - zp[q] * (Real(1) - vr[q]);
-      int rn = static_cast<int>(r[q]) + static_cast<int>(zp[q]) * tr[q] - 1;
+      int rn = static_cast<int>(r[q]) + zi[q] * tr[q] - 1;
       rn = rn > 0 ? rn : 0;
       v[q] = vn;
       r[q] = static_cast<std::int16_t>(rn);
-      zout[q] = (vn > Real(1) && rn == 0) ? 1 : 0;
+      zo[q] = (vn > Real(1) && rn == 0) ? 1 : 0;
     }
+    for (int q = 0; q < m; ++q) zout[q] = zo[q];
     if (v_out.extent(0) > 0)
       for (int q = 0; q < m; ++q) v_out(b, i0 + q) = v[q];
   }
