@@ -20,7 +20,7 @@
 // way. Why the register width: held as a plain array, GCC split it into 16 scalars with about 50 shuffles per load
 // and store; held as one 16-lane vector wider than a register (64 bytes of float without AVX-512, 128 of double),
 // GCC kept it on the stack and moved it through 8-byte pieces at every edge (store-forwarding stalls: a gather loop
-// ran 8x slower on an AVX2 machine, docs/performance-sessions.md, session 14). So it is a chain of K vectors of
+// ran 8x slower on an AVX2 machine, docs/performance-host-isa.md). So it is a chain of K vectors of
 // kHostVectorBytes each, one named member per link: each stays a register.
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__HIPCC__) && \
     !defined(__SYCL_DEVICE_ONLY__)
@@ -40,41 +40,38 @@ inline constexpr int kHostVectorBytes = 32;
 inline constexpr int kHostVectorBytes = 16;
 #endif
 namespace impl {
-// K vectors of Bytes bytes of T, lanes in order: link 0 holds the first Bytes / sizeof(T) lanes. (The vector type
-// is declared here from Bytes: passed as a template argument, GCC 12 drops its vector_size and makes it a scalar.)
+// K vectors of Bytes bytes of T, lanes in order: link 0 holds the first Bytes / sizeof(T) lanes. The arithmetic is
+// that of one link (K = 1); a longer chain is a link and the rest. (The vector type is declared in the link from
+// Bytes: passed as a template argument, GCC 12 drops its vector_size and makes it a scalar.)
 template <class T, int Bytes, int K>
 struct LaneChain {
-  typedef T V __attribute__((vector_size(Bytes)));
   static constexpr int kLanes = Bytes / static_cast<int>(sizeof(T));
-  V head;
+  LaneChain<T, Bytes, 1> head;
   LaneChain<T, Bytes, K - 1> rest;
   KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) {
-    std::memcpy(&head, p, sizeof head);
+    head.load(p);
     rest.load(p + kLanes);
   }
   KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const {
-    std::memcpy(p, &head, sizeof head);
+    head.store(p);
     rest.store(p + kLanes);
   }
   KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
-    V x;
-    std::memcpy(&x, p, sizeof x);
-    const V prod = w * x;
-    head = head + prod;
+    head.add_product(w, p);
     rest.add_product(w, p + kLanes);
   }
 };
 template <class T, int Bytes>
 struct LaneChain<T, Bytes, 1> {
   typedef T V __attribute__((vector_size(Bytes)));
-  V head;
-  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) { std::memcpy(&head, p, sizeof head); }
-  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { std::memcpy(p, &head, sizeof head); }
+  V v;
+  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) { std::memcpy(&v, p, sizeof v); }
+  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { std::memcpy(p, &v, sizeof v); }
   KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
     V x;
     std::memcpy(&x, p, sizeof x);
     const V prod = w * x;
-    head = head + prod;
+    v = v + prod;
   }
 };
 }  // namespace impl
