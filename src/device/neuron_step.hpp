@@ -72,7 +72,7 @@ struct NeuronStepFunctor {
     const int R = static_cast<int>(s.psc.extent(1));
     Real cur[kBlock], zp[kBlock], drive[kBlock];
     int zi[kBlock];  // zp as integers: the refractory update without a float -> int conversion, which kept the
-                     // last stage scalar on AVX2 (session 14)
+                     // last stage scalar on AVX2 (docs/performance-host-isa.md)
     // zin and zout are the same slot when D == 1 (not restrict): zp is copied out before zout is written
     const std::uint8_t* zin = have_prev ? &ring(slot_prev, b, i0) : nullptr;
     for (int q = 0; q < m; ++q) zi[q] = have_prev ? static_cast<int>(zin[q]) : 0;
@@ -125,7 +125,7 @@ struct NeuronStepFunctor {
     const Real* KOKKOS_RESTRICT vr = &k.v_reset(i0);
     const int* KOKKOS_RESTRICT tr = &k.t_ref_steps(i0);
     std::uint8_t zo[kBlock];  // written here, copied out after: a store through the ring's byte pointer, which
-                              // may alias anything, kept this loop scalar (session 14)
+                              // may alias anything, kept this loop scalar on AVX2
     for (int q = 0; q < m; ++q) {
       const Real c = (cur[q] + asum[q]) + ie[q];
       const Real vn = dec[q] * v[q] + cf[q] * c - zp[q] * (Real(1) - vr[q]);
