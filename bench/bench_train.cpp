@@ -53,11 +53,23 @@ double triad_bytes_per_s(std::int64_t n) {
   });
 }
 
+// The spike adjoint's target blocks (host backends) and, when they were timed, the timings they came from.
+template <class Real>
+void print_target_blocks(const Trainer<Real>& tr) {
+  if (!compat::host_execution<Kokkos::DefaultExecutionSpace>) return;
+  const auto& c = tr.target_block_choice();
+  std::string timed;
+  for (const auto& t : c.timings) timed += fmt::format(" {}: {:.2f} ms/step", t.n_blocks, 1e3 * t.seconds_per_step);
+  fmt::print(
+      "target blocks: {}{}\n", tr.target_blocks(),
+      c.timings.empty() ? std::string(" (not timed)") : fmt::format(" (timed in {:.2f} s;{})", c.seconds, timed));
+}
+
 // The spike adjoint's edges per second against the gather probe at several footprints (gather_probe.hpp): 32 KiB
 // (in L1), 1 MiB, the kernel's footprint (a target block of a gu slot, or the slot), a slot and the ring of D slots,
 // each counting only the rows of gu that edges reach.
 template <class Real>
-void gather_ceiling(const Network& net, int steps, int B, double spike_seconds) {
+void gather_ceiling(const Network& net, int steps, int B, double spike_seconds, int n_blocks) {
   if (!compat::host_execution<Kokkos::DefaultExecutionSpace>) {
     fmt::print("gather: host backends only (a device kernel's begin and end callbacks do not bound its run)\n");
     return;
@@ -81,7 +93,7 @@ void gather_ceiling(const Network& net, int steps, int B, double spike_seconds) 
     live[static_cast<std::size_t>(rec.channel[k] * net.n_neurons + rec.target[k])] = 1;
   const double live_share = static_cast<double>(std::count(live.begin(), live.end(), 1)) / live.size();
   const double row = 4.0 * B, slot = static_cast<double>(net.n_channels) * net.n_neurons * B * sizeof(Real);
-  const std::int64_t block = device::host_target_block(net.n_neurons, net.n_channels, B, sizeof(Real));
+  const std::int64_t block = device::block_targets_for(net.n_neurons, n_blocks);
   const double footprint = block > 0 ? static_cast<double>(net.n_channels) * block * B * sizeof(Real) : slot;
   fmt::print(
       "gather: spike adjoint {:.3g} G edges/s ({:.3g} s per update; footprint {:.2f} MiB{}, of which {:.0f} % "
@@ -123,6 +135,9 @@ int run(int argc, char** argv) {
                "also print a triad bandwidth, the reverse sweep's effective bandwidth (estimated bytes) and, on host "
                "backends, the spike adjoint's edges/s against a gather probe (gather_probe.hpp; it sets Kokkos Tools "
                "callbacks: do not combine with a tools library)");
+  std::string target_blocks = "auto";
+  app.add_option("--target-blocks", target_blocks,
+                 "train.target_blocks: \"auto\" (timed on the run's edges) or a count (1: unblocked); host backends");
   CLI11_PARSE(app, argc, argv);
   bench::start(threads);
   {
@@ -138,6 +153,10 @@ int run(int argc, char** argv) {
                   {"losses",
                    {{{"type", "TargetFiringRate"}, {"cost", 1.0}, {"target", 5.0}},
                     {{"type", "VoltageRegularization"}, {"cost", 0.1}}}}};
+    if (target_blocks == "auto")
+      c["train"]["target_blocks"] = target_blocks;
+    else
+      c["train"]["target_blocks"] = std::stoi(target_blocks);
     const std::string cpath = dir + "/bench_train.json";
     std::ofstream(cpath) << c.dump(1);
     SimulationConfig cfg = SimulationConfig::load(cpath);
@@ -147,6 +166,7 @@ int run(int argc, char** argv) {
     auto run = [&](auto tag) {
       using Real = decltype(tag);
       Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, batch);
+      print_target_blocks(tr);
       tr.train_step();  // warm-up
       std::unique_ptr<KernelClock> spike_clock;
       if (bandwidth) spike_clock = std::make_unique<KernelClock>("dpointnet::backward_spike_adjoint");
@@ -184,7 +204,7 @@ int run(int argc, char** argv) {
             "({:.0f} % of the triad; active groups {:.1f} %)\n",
             triad / 1e9, bytes / 1e9, sum.t_backward / u, bytes / (sum.t_backward / u) / 1e9,
             100.0 * bytes / (sum.t_backward / u) / triad, 100.0 * active);
-        gather_ceiling<Real>(net, steps, batch, spike_clock->seconds() / u);
+        gather_ceiling<Real>(net, steps, batch, spike_clock->seconds() / u, tr.target_blocks());
       }
     };
     if (precision == "float64")

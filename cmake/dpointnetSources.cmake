@@ -8,6 +8,7 @@
 set(DP_SOURCES_HOST
   src/util/json_reader.cpp
   src/util/log.cpp
+  src/util/host_caches.cpp
   src/io/hdf5_file.cpp
   src/io/csv_table.cpp
   src/io/spike_file.cpp

@@ -1,30 +1,40 @@
 // The recurrent edges in target blocks, for the host spike adjoint when one slot of the adjoint ring gu is much
-// larger than a core's cache (docs/performance-sessions.md, session 11). A pass of the spike adjoint over one delay
-// then walks the target blocks in turn and, in each, the thread's sources: the gathers of a block come from its
-// rows of gu only (R x block_targets x B values, at most kHostTargetBlockBytes).
-// Each (source, delay) group's edges are in target order (group_edges), so the segments of a group over the
-// blocks are its edges in their order: the sums are those of the unblocked pass, bitwise.
+// larger than a core's cache (docs/performance-sessions.md, session 11; docs/performance-host-isa.md). A pass of the
+// spike adjoint over one delay then walks the target blocks in turn and, in each, the thread's sources: the gathers of
+// a block come from its rows of gu only (R x block_targets x B values). Each (source, delay) group's edges are in
+// target order (group_edges), so the segments of a group over the blocks are its edges in their order: the sums are
+// those of the unblocked pass, bitwise.
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "device/edge_layout.hpp"
 
 namespace dpointnet::device {
 
-// The bytes of gu rows a target block may take. Measured at N = 66,000, B = 16 (R = 4: 17 MB per slot) on the
-// 2-core developer machine (2 MB L2 per core): blocks of 3-6 MB took 9.3-9.7 s per 100 reverse steps against 11.1 s
-// with 1.5 MB blocks, 12 s with 0.4 MB and 14.7 s unblocked: past one L2, fewer segments per source (each loads and
-// stores its gz row) gain more than the L2 hits of smaller blocks (docs/performance-sessions.md, session 11).
-inline constexpr double kHostTargetBlockBytes = 4.5 * 1024 * 1024;
+// How many target blocks pays depends on the machine, not only on the sizes (docs/performance-host-isa.md): at
+// N = 66,000, B = 16 (a 17 MB slot) 4 blocks were 1.5x faster than none on machines with 2 MB of L2 per core, and
+// 1.2x slower than none on one with 512 KiB of L2 and 16 MiB of L3. So the trainer times the candidates below on
+// its own edges before the first update (target_block_calibration.hpp), unless train.target_blocks fixes the count.
+inline constexpr int kMinSegmentEdges = 8;  // a candidate's (source, delay, block) segments hold this many on average
 
-// Targets per block for N targets, R channels, B samples and adjoints of acc_bytes; 0 when one block holds them
-// all (no blocked copy: the slot is at most kHostTargetBlockBytes).
-inline std::int64_t host_target_block(std::int64_t n_targets, std::int64_t R, int B, std::size_t acc_bytes) {
-  const double row = static_cast<double>(R) * B * static_cast<double>(acc_bytes);
-  const auto L = static_cast<std::int64_t>(kHostTargetBlockBytes / (row > 0 ? row : 1.0));
-  return L >= n_targets || n_targets <= 1 ? 0 : (L < 1 ? 1 : L);
+// The counts the calibration times: 1 (unblocked), and 2, 4, 8 while their segments keep kMinSegmentEdges edges on
+// average (E edges from n_sources sources over D delays); 1 only when a slot of gu (slot_bytes) fits in
+// cache_bytes (a core's L2; 0: unknown), where a block could not be closer to the core than the whole slot.
+inline std::vector<int> target_block_candidates(std::int64_t n_edges, std::int64_t n_sources, int D, double slot_bytes,
+                                                double cache_bytes) {
+  std::vector<int> c{1};
+  if (cache_bytes > 0 && slot_bytes <= cache_bytes) return c;
+  for (int k = 2; k <= 8; k *= 2)
+    if (static_cast<double>(n_edges) >= static_cast<double>(kMinSegmentEdges) * n_sources * D * k) c.push_back(k);
+  return c;
+}
+
+// Targets per block for n_blocks blocks of n_targets targets; 0 (no blocked copy) for one block.
+inline std::int64_t block_targets_for(std::int64_t n_targets, int n_blocks) {
+  return n_blocks <= 1 || n_targets <= 1 ? 0 : (n_targets + n_blocks - 1) / n_blocks;
 }
 
 template <class Real, class MemSpace>

@@ -10,6 +10,7 @@
 #include "device/target_blocks.hpp"
 #include "sim/simulator.hpp"
 #include "util/error.hpp"
+#include "util/host_caches.hpp"
 #include "util/kokkos_compat.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -91,12 +92,18 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
     add("optimizer state (initial weights, Adam moments, gradients)", surf);
     if (!device_build) {
       const Projection& rec = net.projections[0];
-      add("recurrent edges in target blocks (host spike adjoint)",
-          device::target_block_bytes(
-              static_cast<std::int64_t>(rec.size()), static_cast<double>(rec.n_sources), static_cast<int>(D),
-              net.n_neurons,
-              device::host_target_block(net.n_neurons, net.n_channels, cfg.batch_size, static_cast<std::size_t>(real)),
-              real));
+      // train.target_blocks "auto" keeps one of the candidates it times (one at a time): the largest is planned
+      const auto ne = static_cast<std::int64_t>(rec.size());
+      std::vector<int> counts{tc->target_blocks};
+      if (tc->target_blocks == 0)
+        counts = device::target_block_candidates(ne, rec.n_sources, static_cast<int>(D), R * N * B * real,
+                                                 static_cast<double>(host_cache_bytes(2)));
+      double blocked = 0;
+      for (const int c : counts)
+        blocked = std::max(
+            blocked, device::target_block_bytes(ne, static_cast<double>(rec.n_sources), static_cast<int>(D),
+                                                net.n_neurons, device::block_targets_for(net.n_neurons, c), real));
+      add("recurrent edges in target blocks (host spike adjoint)", blocked);
     }
     add("segment snapshots (one per checkpoint_interval steps)", segments * (state + D * B * N + input_ring_bytes),
         true);

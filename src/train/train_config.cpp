@@ -21,7 +21,7 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
       .reject_unknown(
           j, {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "surrogate", "voltage_gradient_dampening",
               "recurrent_dampening_factor", "trainable", "losses", "optimizer", "save_checkpoint_every", "log_every",
-              "accumulate", "warmup_ms", "conditions", "carry_state"});
+              "accumulate", "warmup_ms", "conditions", "carry_state", "target_blocks"});
   const JsonReader r(f, "train");
   if (j.contains("epochs") || j.contains("steps_per_epoch")) {
     if (j.contains("steps")) throw InputError(f, "train", "steps", "give either steps or epochs x steps_per_epoch");
@@ -46,6 +46,22 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
     t.warmup_steps = static_cast<std::int64_t>(std::llround(steps));
   }
   t.carry_state = r.boolean(j, "carry_state", false);
+  if (j.contains("target_blocks")) {
+    const json& tb = j["target_blocks"];
+    if (tb.is_string()) {
+      if (tb.get<std::string>() != "auto")
+        throw InputError(f, "train", "target_blocks",
+                         "must be \"auto\" or an integer 1.." + std::to_string(kMaxTargetBlocks) + ", got \"" +
+                             tb.get<std::string>() + "\"");
+    } else {
+      const std::int64_t n = r.integer(j, "target_blocks", 0, 1);
+      if (n > kMaxTargetBlocks)
+        throw InputError(
+            f, "train", "target_blocks",
+            "must be \"auto\" or an integer 1.." + std::to_string(kMaxTargetBlocks) + ", got " + std::to_string(n));
+      t.target_blocks = static_cast<int>(n);
+    }
+  }
   if (j.contains("conditions")) {
     const json& cs = j["conditions"];
     if (!cs.is_array() || cs.empty())

@@ -64,6 +64,10 @@ struct TrainConfig {
   double clip_global_norm = 0.0;           // 0: off
   std::int64_t save_checkpoint_every = 0;  // 0: only at the end
   std::int64_t log_every = 1;
+  // Host backends: the recurrent edges in this many target blocks for the spike adjoint (1: unblocked); 0
+  // ("auto"): the fastest of a few counts, timed before the first update (device/target_blocks.hpp).
+  int target_blocks = 0;
+  static constexpr int kMaxTargetBlocks = 64;
 
   // Steps every sample runs: the warm-up, then the window of run.tstop (what the inputs must cover).
   std::int64_t total_steps(const SimulationConfig& cfg) const { return warmup_steps + cfg.n_steps; }

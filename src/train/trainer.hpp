@@ -9,6 +9,7 @@
 #include "config/simulation_config.hpp"
 #include "device/adjoint.hpp"
 #include "device/spike_adjoint.hpp"
+#include "device/target_block_calibration.hpp"
 #include "device/target_blocks.hpp"
 #include "network/network.hpp"
 #include "sim/simulator.hpp"
@@ -89,6 +90,10 @@ class Trainer {
   // Spikes per neuron summed over this trainer's samples (all micro-batches) and window of the last update.
   const std::vector<double>& update_spike_counts() const { return update_counts_; }
   std::int64_t sign_violations() const;
+  // Host shapes: the target blocks of the spike adjoint (1: unblocked), and the timings they were chosen from
+  // (train.target_blocks "auto"; empty when fixed by the config, not timed, or on a device).
+  int target_blocks() const { return blocks_.on() ? blocks_.n_blocks : 1; }
+  const device::TargetBlockChoice& target_block_choice() const { return block_choice_; }
 
   // train.carry_state: the committed start states of this trainer's sample slots (micro-batch m, sample b at
   // local slot m B + b), one record of carried_record_size() values per slot: v[N], r[N], asc[2][N],
@@ -146,6 +151,8 @@ class Trainer {
   using Acc = Real;  // the adjoint's storage and accumulation type
   device::Adjoint<Acc, MemSpace> adj_;
   device::TargetBlockedEdges<Real, MemSpace> blocks_;  // host shapes, large N: the spike adjoint's edge order
+  device::TargetBlockChoice block_choice_;
+  void set_up_target_blocks();  // host shapes: blocks_ from train.target_blocks (timed when "auto")
   device::BackwardParams bp_;
   Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (b, i)
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> vreg_steps_;    // [T][2] voltage-regularizer sums per step

@@ -241,6 +241,9 @@ case("accumulate_not_integer", m_train("accumulate", 1.5), ["accumulate"], ["int
 case("warmup_not_whole_steps", m_train("warmup_ms", 2.5), ["warmup_ms"], ["whole number"], ["train"])
 case("warmup_negative", m_train("warmup_ms", -1.0), ["warmup_ms"], [">= 0"], ["train"])
 case("carry_state_not_bool", m_train("carry_state", "yes"), ["carry_state"], ["true or false"], ["train"])
+case("target_blocks_zero", m_train("target_blocks", 0), ["target_blocks"], [">= 1"], ["train"])
+case("target_blocks_word", m_train("target_blocks", "fast"), ["target_blocks"], ["\"auto\"", "fast"], ["train"])
+case("target_blocks_too_many", m_train("target_blocks", 65), ["target_blocks"], ["1..64", "65"], ["train"])
 case("missing_losses", m_del_train("losses"), ["losses"], ["non-empty list", "required"], ["train"])
 case("checkpoint_from_other_network", m_other_network, ["network_hash"], ["another network"],
      files=["step_1.h5"])

@@ -13,6 +13,7 @@
 #include "sim/impl/simulator_impl.hpp"
 #include "train/impl/trainer_gradient_impl.hpp"
 #include "train/impl/trainer_records_impl.hpp"
+#include "train/impl/trainer_target_blocks_impl.hpp"
 #include "train/sample_schedule.hpp"
 #include "train/trainer.hpp"
 #include "util/kokkos_compat.hpp"
@@ -80,9 +81,6 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
   adj_.gu = decltype(adj_.gu)("adjoint.gu", D_, R_, N, B_);
   adj_.gz = decltype(adj_.gz)("adjoint.gz", N, B_);
   adj_.rate_grad = decltype(adj_.rate_grad)("adjoint.rate_grad", N, B_);
-  if constexpr (compat::host_execution<ExecSpace>)
-    blocks_ = device::target_blocks(sim_->edges(0), D_, N_, device::host_target_block(N_, R_, B_, sizeof(Acc)),
-                                    "edges.recurrent.blocks");
   counts_ = decltype(counts_)("train.spike_counts", B_, N);
   vreg_steps_ = decltype(vreg_steps_)("train.vreg_per_step", T_, 2);
   terminal_v_ = decltype(terminal_v_)("train.terminal_v", B_, N);
@@ -91,6 +89,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
   rec_.z = decltype(rec_.z)("segment.z", D_ + C_, N, B_);
   for (int k = 0; k < sim_->n_inputs(); ++k)
     x_ext_.emplace_back("segment.x", D_ + C_, sim_->input_ring(k).extent(2), B_);
+  if constexpr (compat::host_execution<ExecSpace>) set_up_target_blocks();
 
   scales_ = regularizer_scales(tc, B_, T_, N_, n_trainable_);
   bp_.gamma = tc.dampening_factor;
