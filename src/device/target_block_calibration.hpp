@@ -16,7 +16,7 @@ namespace dpointnet::device {
 
 struct TargetBlockTiming {
   int n_blocks = 1;
-  double seconds_per_step = 0;  // the fastest of the rounds
+  double seconds_per_step = 0;  // the fastest single step (a busy machine only ever adds time)
 };
 
 // The result of choose_target_blocks: the count and the timings behind it (empty when nothing was timed).
@@ -41,49 +41,45 @@ inline int pick_target_blocks(const std::vector<TargetBlockTiming>& timings) {
   return timings[0].n_blocks;
 }
 
-// Later rounds re-time only the candidates within this fraction of the fastest so far (each round rebuilds every
-// copy it times, which takes longer than the timing itself at 66,000 neurons).
-inline constexpr double kTargetBlockRetimeMargin = 0.15;
-inline bool within_retime_margin(const std::vector<TargetBlockTiming>& timings, std::size_t i) {
-  double best = timings[0].seconds_per_step;
-  for (const auto& t : timings) best = std::min(best, t.seconds_per_step);
-  return timings[i].seconds_per_step <= best * (1 + kTargetBlockRetimeMargin);
-}
-
-// Times the spike adjoint of steps reverse steps t_first .. t_first + steps - 1 (make(t): the functor of step t,
-// without target blocks) with each candidate count, rounds times in alternating order (the fastest round counts;
-// after the first, only the candidates within kTargetBlockRetimeMargin), after one untimed step per candidate and
-// round (the blocked copy was just written). Host shapes only.
+// Times the spike adjoint of the reverse steps t_first .. t_first + steps - 1 (make(t): the functor of step t,
+// without target blocks) one step at a time with each candidate count, rounds times in alternating order, after one
+// untimed step per candidate and round (the blocked copy was just written), each step after writing flush_bytes of
+// other memory (the size of the last-level cache); a candidate's time is its fastest step.
+// Host shapes only.
 template <class Real, class Acc, class ExecSpace, class MakeFunctor>
 TargetBlockChoice choose_target_blocks(const ExecSpace& space,
                                        const GroupedEdges<Real, typename ExecSpace::memory_space>& e, int D,
                                        std::int64_t n_targets, const std::vector<int>& candidates,
-                                       const MakeFunctor& make, std::int64_t t_first, int steps, int rounds = 2) {
+                                       const MakeFunctor& make, std::int64_t t_first, int steps,
+                                       std::int64_t flush_bytes, int rounds = 2) {
   static_assert(compat::host_execution<ExecSpace>, "target blocks are a host shape");
   using clock = std::chrono::steady_clock;
   TargetBlockChoice choice;
   if (candidates.size() < 2 || steps < 1) return choice;
   const auto c0 = clock::now();
+  std::vector<char> flush(static_cast<std::size_t>(std::max<std::int64_t>(flush_bytes, 0)), 0);
   for (int c : candidates) choice.timings.push_back({c, 1e300});
   Kokkos::Profiling::pushRegion("dpointnet::calibrate_target_blocks");
   for (int round = 0; round < rounds; ++round)
     for (std::size_t q = 0; q < candidates.size(); ++q) {
       const std::size_t i = round % 2 == 0 ? q : candidates.size() - 1 - q;
-      if (round > 0 && !within_retime_margin(choice.timings, i)) continue;
       SpikeAdjointFunctor<Real, Acc, ExecSpace> f = make(t_first);
       f.tb = target_blocks(e, D, n_targets, block_targets_for(n_targets, candidates[i]), "edges.recurrent.calibration");
       spike_adjoint(space, f);
       space.fence();
-      const auto s0 = clock::now();
       for (int k = 0; k < steps; ++k) {
         const auto tb = f.tb;
         f = make(t_first + k);
         f.tb = tb;
+        // in a run the other kernels of a reverse step pass between two spike adjoints and evict the caches:
+        // so does this untimed write
+        for (std::size_t b = 0; b < flush.size(); b += 64) flush[b] = static_cast<char>(flush[b] + k + 1);
+        const auto s0 = clock::now();
         spike_adjoint(space, f);
+        space.fence();
+        const double s = std::chrono::duration<double>(clock::now() - s0).count();
+        choice.timings[i].seconds_per_step = std::min(choice.timings[i].seconds_per_step, s);
       }
-      space.fence();
-      const double s = std::chrono::duration<double>(clock::now() - s0).count() / steps;
-      choice.timings[i].seconds_per_step = std::min(choice.timings[i].seconds_per_step, s);
     }
   Kokkos::Profiling::popRegion();
   choice.n_blocks = pick_target_blocks(choice.timings);

@@ -86,21 +86,31 @@ TargetBlockedEdges<Real, MemSpace> target_blocks(const GroupedEdges<Real, MemSpa
   auto ln = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.line);
   auto wt = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.weight);
   const std::int64_t n = e.n_sources, ns = static_cast<std::int64_t>(D) * tb.n_blocks * n;
-  auto block_of = [&](std::int64_t k) {
+  auto block_of = [=](std::int64_t k) {
     return static_cast<int>(static_cast<std::int64_t>(ln(k)) % n_targets / block_targets);
   };
-  auto h_seg = Kokkos::View<std::int32_t*, Kokkos::HostSpace>(label + ".seg_host", ns + 1);
-  for (int d = 1; d <= D; ++d)
-    for (std::int64_t j = 0; j < n; ++j) {
+  // written in place where the memory space is the host's (create_mirror_view: the view itself), so that a build
+  // needs no second copy of the edges there
+  tb.seg = Kokkos::View<std::int32_t*, MemSpace>(label + ".seg", ns + 1);
+  tb.line = Kokkos::View<std::int32_t*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + ".line"), ne);
+  tb.weight = Kokkos::View<Real*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + ".weight"), ne);
+  auto h_seg = Kokkos::create_mirror_view(tb.seg);
+  Kokkos::deep_copy(h_seg, 0);
+  // on the host's threads: each source's counts and segments are its own
+  using HostRange = Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>;
+  Kokkos::parallel_for("dpointnet::target_blocks_count", HostRange(0, n), [=](const std::int64_t j) {
+    for (int d = 1; d <= D; ++d) {
       const std::int64_t g = e.group(j, d);
       for (std::int64_t k = off(g); k < off(g + 1); ++k) h_seg(tb.section(d, block_of(k)) + j + 1)++;
     }
+  });
+  Kokkos::fence();
   for (std::int64_t s = 0; s < ns; ++s) h_seg(s + 1) += h_seg(s);
-  auto h_line = Kokkos::View<std::int32_t*, Kokkos::HostSpace>(label + ".line_host", ne);
-  auto h_w = Kokkos::View<Real*, Kokkos::HostSpace>(label + ".weight_host", ne);
+  auto h_line = Kokkos::create_mirror_view(tb.line);
+  auto h_w = Kokkos::create_mirror_view(tb.weight);
   // a group's edges are in target order, so each block's edges of the group are consecutive: its segment
-  for (int d = 1; d <= D; ++d)
-    for (std::int64_t j = 0; j < n; ++j) {
+  Kokkos::parallel_for("dpointnet::target_blocks_fill", HostRange(0, n), [=](const std::int64_t j) {
+    for (int d = 1; d <= D; ++d) {
       const std::int64_t g = e.group(j, d);
       int blk = -1;
       std::int64_t pos = 0;
@@ -110,9 +120,8 @@ TargetBlockedEdges<Real, MemSpace> target_blocks(const GroupedEdges<Real, MemSpa
         h_w(pos++) = wt(k);
       }
     }
-  tb.seg = Kokkos::View<std::int32_t*, MemSpace>(label + ".seg", ns + 1);
-  tb.line = Kokkos::View<std::int32_t*, MemSpace>(label + ".line", ne);
-  tb.weight = Kokkos::View<Real*, MemSpace>(label + ".weight", ne);
+  });
+  Kokkos::fence();
   tb.active = Kokkos::View<std::int32_t*, MemSpace>(label + ".active", n);
   tb.cursor = Kokkos::View<std::int64_t*, MemSpace>(label + ".cursor", n);
   Kokkos::deep_copy(tb.seg, h_seg);

@@ -40,7 +40,8 @@ void Trainer<Real, ExecSpace>::set_up_target_blocks() {
         if (fused) sa.wg = {rec_.z, surfaces_[0].grad, -D_, 0, false};
         return sa;
       };
-      block_choice_ = device::choose_target_blocks<Real, Acc>(space_, e, D_, N_, candidates, make, 0, steps);
+      block_choice_ = device::choose_target_blocks<Real, Acc>(space_, e, D_, N_, candidates, make, 0, steps,
+                                                              2 * std::max<std::int64_t>(host_cache_bytes(3), 8 << 20));
       Kokkos::deep_copy(rec_.z, std::uint8_t(0));
       Kokkos::deep_copy(adj_.gz, Acc(0));
       if (fused) Kokkos::deep_copy(surfaces_[0].grad, Real(0));
