@@ -43,21 +43,20 @@ inline int pick_target_blocks(const std::vector<TargetBlockTiming>& timings) {
 
 // Times the spike adjoint of the reverse steps t_first .. t_first + steps - 1 (make(t): the functor of step t,
 // without target blocks) one step at a time with each candidate count, rounds times in alternating order, after one
-// untimed step per candidate and round (the blocked copy was just written), each step after writing flush_bytes of
-// other memory (the size of the last-level cache); a candidate's time is its fastest step.
-// Host shapes only.
-template <class Real, class Acc, class ExecSpace, class MakeFunctor>
+// untimed step per candidate and round (the blocked copy was just written), each step after evict() (in a run the
+// other kernels of a reverse step pass between two spike adjoints and evict the caches: evict() writes as much
+// memory as the last-level cache holds); a candidate's time is its fastest step. Host shapes only.
+template <class Real, class Acc, class ExecSpace, class MakeFunctor, class Evict>
 TargetBlockChoice choose_target_blocks(const ExecSpace& space,
                                        const GroupedEdges<Real, typename ExecSpace::memory_space>& e, int D,
                                        std::int64_t n_targets, const std::vector<int>& candidates,
-                                       const MakeFunctor& make, std::int64_t t_first, int steps,
-                                       std::int64_t flush_bytes, int rounds = 2) {
+                                       const MakeFunctor& make, const Evict& evict, std::int64_t t_first, int steps,
+                                       int rounds = 2) {
   static_assert(compat::host_execution<ExecSpace>, "target blocks are a host shape");
   using clock = std::chrono::steady_clock;
   TargetBlockChoice choice;
   if (candidates.size() < 2 || steps < 1) return choice;
   const auto c0 = clock::now();
-  std::vector<char> flush(static_cast<std::size_t>(std::max<std::int64_t>(flush_bytes, 0)), 0);
   for (int c : candidates) choice.timings.push_back({c, 1e300});
   Kokkos::Profiling::pushRegion("dpointnet::calibrate_target_blocks");
   for (int round = 0; round < rounds; ++round)
@@ -71,9 +70,7 @@ TargetBlockChoice choose_target_blocks(const ExecSpace& space,
         const auto tb = f.tb;
         f = make(t_first + k);
         f.tb = tb;
-        // in a run the other kernels of a reverse step pass between two spike adjoints and evict the caches:
-        // so does this untimed write
-        for (std::size_t b = 0; b < flush.size(); b += 64) flush[b] = static_cast<char>(flush[b] + k + 1);
+        evict();  // untimed
         const auto s0 = clock::now();
         spike_adjoint(space, f);
         space.fence();

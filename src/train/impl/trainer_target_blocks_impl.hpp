@@ -40,8 +40,21 @@ void Trainer<Real, ExecSpace>::set_up_target_blocks() {
         if (fused) sa.wg = {rec_.z, surfaces_[0].grad, -D_, 0, false};
         return sa;
       };
-      block_choice_ = device::choose_target_blocks<Real, Acc>(space_, e, D_, N_, candidates, make, 0, steps,
-                                                              2 * std::max<std::int64_t>(host_cache_bytes(3), 8 << 20));
+      // between timed steps: zeros written over the adjoint ring and the segment record's v and r (zero now, and
+      // written before they are read in a run), up to twice the last-level cache (no memory of its own)
+      const double evict_bytes = 2.0 * static_cast<double>(std::max<std::int64_t>(host_cache_bytes(3), 8 << 20));
+      auto evict = [&] {
+        double left = evict_bytes;
+        auto zero = [&](auto v) {
+          if (left > 0) Kokkos::deep_copy(space_, v, typename decltype(v)::non_const_value_type(0));
+          left -= static_cast<double>(v.span()) * sizeof(typename decltype(v)::non_const_value_type);
+        };
+        zero(adj_.gu);
+        zero(rec_.v);
+        zero(rec_.r);
+        space_.fence();
+      };
+      block_choice_ = device::choose_target_blocks<Real, Acc>(space_, e, D_, N_, candidates, make, evict, 0, steps);
       Kokkos::deep_copy(rec_.z, std::uint8_t(0));
       Kokkos::deep_copy(adj_.gz, Acc(0));
       if (fused) Kokkos::deep_copy(surfaces_[0].grad, Real(0));
