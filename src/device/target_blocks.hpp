@@ -15,9 +15,10 @@
 namespace dpointnet::device {
 
 // How many target blocks pays depends on the machine, not only on the sizes (docs/performance-host-isa.md): at
-// N = 66,000, B = 16 (a 17 MB slot) 4 blocks were 1.5x faster than none on machines with 2 MB of L2 per core, and
-// 1.2x slower than none on one with 512 KiB of L2 and 16 MiB of L3. So the trainer times the candidates below on
-// its own edges before the first update (target_block_calibration.hpp), unless train.target_blocks fixes the count.
+// N = 66,000, B = 16 (a 17 MB slot) 4 blocks were 1.5x faster than none on machines with 2 MB of L2 per core, and no
+// faster than none on one with 512 KiB of L2 and 16 MiB of L3 (where 8 blocks were 20-40 % slower). So the trainer
+// times the candidates below on its own edges before the first update (target_block_calibration.hpp), unless
+// train.target_blocks fixes the count.
 inline constexpr int kMinSegmentEdges = 8;  // a candidate's (source, delay, block) segments hold this many on average
 
 // The counts the calibration times: 1 (unblocked), and 2, 4, 8 while their segments keep kMinSegmentEdges edges on

@@ -41,7 +41,8 @@ void Trainer<Real, ExecSpace>::set_up_target_blocks() {
         return sa;
       };
       // between timed steps: zeros written over the adjoint ring and the segment record's v and r (zero now, and
-      // written before they are read in a run), up to twice the last-level cache (no memory of its own)
+      // written before they are read in a run), whole views until twice the last-level cache is written (or all
+      // three are): no memory of its own
       const double evict_bytes = 2.0 * static_cast<double>(std::max<std::int64_t>(host_cache_bytes(3), 8 << 20));
       auto evict = [&] {
         double left = evict_bytes;
