@@ -72,11 +72,12 @@ struct ToolsGuard {
 }  // namespace
 
 namespace {
-void check_step_budget(const char* dynamics) {
+void check_step_budget(const char* dynamics, device::KernelShape shape = device::KernelShape::Auto) {
   g_counts.clear();
   const int T = 40, C = 8, B = 3;
   TrainSetup s(300, T, B, train_section(1e-3, C, 2.0), 4, json{{"dynamics", dynamics}});
   ASSERT_EQ(dynamics_name(s.net.dynamics), std::string(dynamics));
+  s.tc.kernel_shape = shape;
   Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, s.tc, B);
   const int n_inputs = static_cast<int>(s.inputs.size());
   int n_trainable = 0;
@@ -119,7 +120,7 @@ void check_step_budget(const char* dynamics) {
     const std::string r(region);
     const double records = 3 + n_inputs;
     // device shapes fill the drive and add a compaction scan to every propagation and every weight gradient
-    const bool dev = device::device_shape<TEST_EXECSPACE>(device::KernelShape::Auto);
+    const bool dev = device::device_shape<TEST_EXECSPACE>(shape);
     const double scans = dev ? 1 + n_inputs : 0, drive_fill = dev ? 1 : 0;
     int slot_fills = 0;
     for (const PreparedInput& in : s.inputs) slot_fills += in.silent || in.kind == InputKind::SpikeFile;
@@ -128,8 +129,8 @@ void check_step_budget(const char* dynamics) {
                           : r == "dpointnet::forward_steps" ? step + 1 + records * C / T
                                                             : (step + records) * (T - C) / T;
     EXPECT_LE(per_step, budget) << region;
-    std::printf("[ budget ] %s %-28s %.2f kernels/step (budget %.2f), %ld fences, %ld deep copies\n", dynamics, region,
-                per_step, budget, c.fences, c.copies);
+    std::printf("[ budget ] %s %s shapes %-28s %.2f kernels/step (budget %.2f), %ld fences, %ld deep copies\n",
+                dynamics, dev ? "device" : "host", region, per_step, budget, c.fences, c.copies);
   }
 }
 }  // namespace
@@ -137,3 +138,8 @@ void check_step_budget(const char* dynamics) {
 TEST(StepBudget, NoFencesNoCopiesAndFewKernelsPerStep) { check_step_budget("discrete"); }
 // run.dynamics = "nest": the same kernels per step, the nest step and its adjoint in place of the discrete ones
 TEST(StepBudget, NestModeNoFencesNoCopiesAndFewKernelsPerStep) { check_step_budget("nest"); }
+// the device shapes (what a GPU runs) on this backend: their budget (drive fill, compaction scans, the recurrent
+// weight gradient as its own kernel), no fences and no copies, as on a GPU
+TEST(StepBudget, DeviceShapesNoFencesNoCopiesAndFewKernelsPerStep) {
+  check_step_budget("discrete", device::KernelShape::Device);
+}

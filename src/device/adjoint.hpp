@@ -215,14 +215,18 @@ struct NeuronAdjointFunctor {
 
 // Launches the neuron adjoint in the shape that suits the space.
 template <class Real, class Acc, class ExecSpace>
-void neuron_adjoint(const ExecSpace& space, const NeuronAdjointFunctor<Real, Acc, ExecSpace>& f, std::int64_t n) {
+void neuron_adjoint(const ExecSpace& space, const NeuronAdjointFunctor<Real, Acc, ExecSpace>& f, std::int64_t n,
+                    KernelShape shape = KernelShape::Auto) {
   using F = NeuronAdjointFunctor<Real, Acc, ExecSpace>;
-  if constexpr (compat::host_execution<ExecSpace>)
-    Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
-                         Kokkos::RangePolicy<ExecSpace, typename F::PerNeuron>(space, 0, n), f);
-  else
-    Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
-                         Kokkos::RangePolicy<ExecSpace>(space, 0, n * std::int64_t(f.B)), f);
+  if constexpr (compat::host_execution<ExecSpace>) {
+    if (host_shape<ExecSpace>(shape)) {
+      Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
+                           Kokkos::RangePolicy<ExecSpace, typename F::PerNeuron>(space, 0, n), f);
+      return;
+    }
+  }
+  Kokkos::parallel_for("dpointnet::backward_neuron_adjoint",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, n * std::int64_t(f.B)), f);
 }
 
 }  // namespace dpointnet::device

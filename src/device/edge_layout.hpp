@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "device/kernel_shape.hpp"
 #include "network/network.hpp"
 #include "util/kokkos_compat.hpp"
 
@@ -58,15 +59,6 @@ KOKKOS_INLINE_FUNCTION typename View::pointer_type edge_row(const View& v, const
     return &v(i, 0, 0) + line;
   else
     return &v(i, 0, 0, 0) + static_cast<std::int64_t>(line) * static_cast<std::int64_t>(v.extent(3));
-}
-
-// How an event-driven kernel is laid out: Auto picks the host shape on host memory spaces and the device shape
-// elsewhere; tests force either on a host backend to compare them.
-enum class KernelShape { Auto, Host, Device };
-
-template <class ExecSpace>
-inline bool device_shape(KernelShape s) {
-  return s == KernelShape::Device || (s == KernelShape::Auto && !compat::host_execution<ExecSpace>);
 }
 
 // Device shape, stage 1: the groups (j, d) of step t (activity of step t - d) active in at least one sample and

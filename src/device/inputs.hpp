@@ -3,6 +3,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
+#include "device/kernel_shape.hpp"
 #include "device/model_constants.hpp"
 #include "device/rng.hpp"
 #include "util/host_simd.hpp"
@@ -79,13 +80,17 @@ struct RandomInputFunctor {
 
 // Launches one step's random draws of an input in the shape that suits the space.
 template <class ExecSpace>
-void draw_random_input(const ExecSpace& space, const RandomInputFunctor<ExecSpace>& f, int B) {
+void draw_random_input(const ExecSpace& space, const RandomInputFunctor<ExecSpace>& f, int B,
+                       KernelShape shape = KernelShape::Auto) {
   using F = RandomInputFunctor<ExecSpace>;
-  if constexpr (compat::host_execution<ExecSpace>)
-    Kokkos::parallel_for("dpointnet::input_random",
-                         Kokkos::RangePolicy<ExecSpace, typename F::HostChunks>(space, 0, B * f.chunks()), f);
-  else
-    Kokkos::parallel_for("dpointnet::input_random", Kokkos::RangePolicy<ExecSpace>(space, 0, B * f.n_src), f);
+  if constexpr (compat::host_execution<ExecSpace>) {
+    if (host_shape<ExecSpace>(shape)) {
+      Kokkos::parallel_for("dpointnet::input_random",
+                           Kokkos::RangePolicy<ExecSpace, typename F::HostChunks>(space, 0, B * f.chunks()), f);
+      return;
+    }
+  }
+  Kokkos::parallel_for("dpointnet::input_random", Kokkos::RangePolicy<ExecSpace>(space, 0, B * f.n_src), f);
 }
 
 }  // namespace dpointnet::device

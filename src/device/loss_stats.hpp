@@ -3,6 +3,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
+#include "device/kernel_shape.hpp"
 #include "device/model_constants.hpp"
 #include "device/surrogate.hpp"
 #include "util/kokkos_compat.hpp"
@@ -76,18 +77,23 @@ struct ForwardStatsFunctor {
 // voltage-regularizer sums reduced into sums (a device view of 2 doubles: no host round trip).
 template <class Real, class ExecSpace, class Sums>
 void forward_stats(const ExecSpace& space, const ForwardStatsFunctor<Real, ExecSpace>& f, int B, bool need_v,
-                   const Sums& sums) {
+                   const Sums& sums, KernelShape shape = KernelShape::Auto) {
   using F = ForwardStatsFunctor<Real, ExecSpace>;
   const std::int64_t work = std::int64_t(B) * f.n;
-  if (!need_v)
+  if (!need_v) {
     Kokkos::parallel_for("dpointnet::train_count_spikes",
                          Kokkos::RangePolicy<ExecSpace, typename F::CountTag>(space, 0, work), f);
-  else if constexpr (compat::host_execution<ExecSpace>)
-    Kokkos::parallel_reduce("dpointnet::train_step_stats",
-                            Kokkos::RangePolicy<ExecSpace, typename F::HostStatsTag>(space, 0, B), f, sums);
-  else
-    Kokkos::parallel_reduce("dpointnet::train_step_stats",
-                            Kokkos::RangePolicy<ExecSpace, typename F::StatsTag>(space, 0, work), f, sums);
+    return;
+  }
+  if constexpr (compat::host_execution<ExecSpace>) {
+    if (host_shape<ExecSpace>(shape)) {
+      Kokkos::parallel_reduce("dpointnet::train_step_stats",
+                              Kokkos::RangePolicy<ExecSpace, typename F::HostStatsTag>(space, 0, B), f, sums);
+      return;
+    }
+  }
+  Kokkos::parallel_reduce("dpointnet::train_step_stats",
+                          Kokkos::RangePolicy<ExecSpace, typename F::StatsTag>(space, 0, work), f, sums);
 }
 
 // The weight regularizer on one surface: returns sum of (w - w0)^2 and adds its gradient 2 scale (w - w0).

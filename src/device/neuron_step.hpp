@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "device/fixed_point.hpp"
+#include "device/kernel_shape.hpp"
 #include "device/model_constants.hpp"
 #include "util/kokkos_compat.hpp"
 
@@ -143,15 +144,18 @@ struct NeuronStepFunctor {
 
 // Launches the neuron step in the shape that suits the space.
 template <class Real, class ExecSpace>
-void neuron_step(const ExecSpace& space, const NeuronStepFunctor<Real, ExecSpace>& f, int B) {
+void neuron_step(const ExecSpace& space, const NeuronStepFunctor<Real, ExecSpace>& f, int B,
+                 KernelShape shape = KernelShape::Auto) {
   using F = NeuronStepFunctor<Real, ExecSpace>;
   if constexpr (compat::host_execution<ExecSpace>) {
-    const std::int64_t nblk = (f.n + F::kBlock - 1) / F::kBlock;
-    Kokkos::parallel_for("dpointnet::neuron_step",
-                         Kokkos::RangePolicy<ExecSpace, typename F::PerBlock>(space, 0, std::int64_t(B) * nblk), f);
-  } else {
-    Kokkos::parallel_for("dpointnet::neuron_step", Kokkos::RangePolicy<ExecSpace>(space, 0, std::int64_t(B) * f.n), f);
+    if (host_shape<ExecSpace>(shape)) {
+      const std::int64_t nblk = (f.n + F::kBlock - 1) / F::kBlock;
+      Kokkos::parallel_for("dpointnet::neuron_step",
+                           Kokkos::RangePolicy<ExecSpace, typename F::PerBlock>(space, 0, std::int64_t(B) * nblk), f);
+      return;
+    }
   }
+  Kokkos::parallel_for("dpointnet::neuron_step", Kokkos::RangePolicy<ExecSpace>(space, 0, std::int64_t(B) * f.n), f);
 }
 
 }  // namespace dpointnet::device

@@ -3,6 +3,7 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <stdexcept>
 
 #include "device/adjoint.hpp"
 #include "device/edge_layout.hpp"
@@ -244,18 +245,24 @@ struct SpikeAdjointFunctor {
 
 // Launches the spike adjoint of one reverse step.
 template <class Real, class Acc, class ExecSpace>
-void spike_adjoint(const ExecSpace& space, const SpikeAdjointFunctor<Real, Acc, ExecSpace>& f) {
+void spike_adjoint(const ExecSpace& space, const SpikeAdjointFunctor<Real, Acc, ExecSpace>& f,
+                   KernelShape shape = KernelShape::Auto) {
   using F = SpikeAdjointFunctor<Real, Acc, ExecSpace>;
   using Teams = compat::SampleTeams<ExecSpace>;
   if constexpr (F::kHost) {
-    F g = f;
-    g.n_chunks = compat::concurrency(space);
-    Kokkos::parallel_for(
-        f.wg.grad_only ? "dpointnet::backward_weight_grad_recurrent" : "dpointnet::backward_spike_adjoint",
-        Kokkos::RangePolicy<ExecSpace, typename F::HostPasses>(space, 0, g.n_chunks), g);
-  } else {
-    Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Teams::policy(space, f.n, f.B), f);
+    if (host_shape<ExecSpace>(shape)) {
+      F g = f;
+      g.n_chunks = compat::concurrency(space);
+      Kokkos::parallel_for(
+          f.wg.grad_only ? "dpointnet::backward_weight_grad_recurrent" : "dpointnet::backward_spike_adjoint",
+          Kokkos::RangePolicy<ExecSpace, typename F::HostPasses>(space, 0, g.n_chunks), g);
+      return;
+    }
   }
+  // the device shape: no fused weight gradient, no target blocks (host shapes only)
+  if (f.wg.on() || f.tb.on())
+    throw std::logic_error("spike_adjoint: the fused weight gradient and target blocks are host shapes only");
+  Kokkos::parallel_for("dpointnet::backward_spike_adjoint", Teams::policy(space, f.n, f.B), f);
 }
 
 }  // namespace dpointnet::device

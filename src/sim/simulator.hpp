@@ -28,6 +28,9 @@ struct SimOptions {
   std::int64_t sample_offset = 0;   // global index of sample 0 of this batch
   bool record_v = false;            // keep v' of every step for the recorder
   int record_chunk = kRecordChunk;  // steps per host transfer of recorded spikes/voltages
+  // Kernel shapes (device/kernel_shape.hpp): Auto, or Device to run the device shapes on a host backend (tests:
+  // the kernels a GPU runs, checked against the host shapes on a CPU). Not a config key.
+  device::KernelShape kernel_shape = device::KernelShape::Auto;
 };
 
 // Recorded output of `chunk_steps` consecutive steps starting at `first_step`, on the host:
@@ -101,6 +104,7 @@ class Simulator {
   int n_channels() const { return R_; }
   double dt() const { return dt_; }
   void set_sample_offset(std::int64_t o) { opt_.sample_offset = o; }
+  device::KernelShape kernel_shape() const { return opt_.kernel_shape; }
 
   int batch_size() const { return B_; }
   std::int64_t n_neurons() const { return N_; }

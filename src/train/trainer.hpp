@@ -130,8 +130,8 @@ class Trainer {
   }
   // Host shapes add the recurrent weight gradient inside the spike adjoint (device::FusedWeightGrad).
   bool fused_recurrent_grad() const {
-    return compat::host_execution<ExecSpace> && !surfaces_.empty() && surfaces_[0].set == 0 && surfaces_[0].trainable &&
-           sim_->edges(0).weight.extent(0) > 0;
+    return device::host_shape<ExecSpace>(tc_.kernel_shape) && !surfaces_.empty() && surfaces_[0].set == 0 &&
+           surfaces_[0].trainable && sim_->edges(0).weight.extent(0) > 0;
   }
   double weight_regularizer();  // adds its gradient; returns sum of (w - w0)^2 over trainable edges
   Kokkos::View<Real*, MemSpace>& weights(Surface<Real, MemSpace>& s) { return sim_->edges(s.set).weight; }

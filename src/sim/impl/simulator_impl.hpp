@@ -113,7 +113,7 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   state_.psc = decltype(state_.psc)("state.psc", B_, R_, N);
   u_ = decltype(u_)("drive.u", B_, R_, N);
   z_ring_ = device::SpikeRing<MemSpace>("state.z_ring", D_, B_, N);
-  const bool active_lists = device::device_shape<ExecSpace>(device::KernelShape::Auto);
+  const bool active_lists = device::device_shape<ExecSpace>(opt_.kernel_shape);
   recurrent_ = device::group_edges<Real, MemSpace>(net.projections[0], net.initial_weights(0), D_, N_,
                                                    "edges.recurrent", recurrent_order_, active_lists);
   for (const PreparedInput& in : inputs) {
@@ -222,7 +222,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
     device::propagate(space_, "dpointnet::propagate_recurrent",
                       device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_, s_min,
                                                                               zero, live_spans_},
-                      B_);
+                      B_, opt_.kernel_shape);
     zero = false;
     if (count_events_)
       events_ += impl::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t, D_, B_, N_, s_min);
@@ -232,7 +232,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
     device::propagate(space_, "dpointnet::propagate_input",
                       device::PropagateFunctor<Real, ExecSpace, std::uint16_t>{in->edges, in->ring, u_, t, D_, s_min,
                                                                                zero, live_spans_},
-                      B_);
+                      B_, opt_.kernel_shape);
     zero = false;
     if (count_events_)
       events_ +=
@@ -258,7 +258,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
                                                   slot_prev,
                                                   slot_now,
                                                   t > 0 || history_ > 0};
-    device::neuron_step(space_, nf, B_);
+    device::neuron_step(space_, nf, B_, opt_.kernel_shape);
   }
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
@@ -287,7 +287,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
                                               in->edges.n_sources,
                                               slot_now,
                                               in->spec.kind == InputKind::Poisson};
-      device::draw_random_input(space_, f, B_);
+      device::draw_random_input(space_, f, B_, opt_.kernel_shape);
     }
   }
   // record (only for a sink: training records nothing here)

@@ -44,6 +44,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
   o.n_steps = W_ + T_;
   o.seed = cfg.seed;
   o.record_chunk = kTrainingRecordChunk;
+  o.kernel_shape = tc.kernel_shape;
   sim_ = std::make_unique<Simulator<Real, ExecSpace>>(space_, net, inputs, o);
   sim_->set_current_pulses(prepare_current_clamps(cfg, net));
   schedule_ = SampleSchedule{B_, 1, tc.accumulate, tc.n_conditions()};
@@ -89,7 +90,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const Network& net, co
   rec_.z = decltype(rec_.z)("segment.z", D_ + C_, N, B_);
   for (int k = 0; k < sim_->n_inputs(); ++k)
     x_ext_.emplace_back("segment.x", D_ + C_, sim_->input_ring(k).extent(2), B_);
-  if constexpr (compat::host_execution<ExecSpace>) set_up_target_blocks();
+  if (device::host_shape<ExecSpace>(tc.kernel_shape)) set_up_target_blocks();
 
   scales_ = regularizer_scales(tc, B_, T_, N_, n_trainable_);
   bp_.gamma = tc.dampening_factor;
@@ -138,7 +139,8 @@ void Trainer<Real, ExecSpace>::forward_with_snapshots(int micro_batch) {
   // round trip)
   sim_->set_step_hook([&](std::int64_t t, int slot) {
     stats.slot = slot;
-    device::forward_stats(space_, stats, B_, need_v, Kokkos::subview(vreg_steps_, t - W_, Kokkos::ALL()));
+    device::forward_stats(space_, stats, B_, need_v, Kokkos::subview(vreg_steps_, t - W_, Kokkos::ALL()),
+                          tc_.kernel_shape);
     if (t0_recorded >= 0) record_step(t, t0_recorded, slot);
   });
   for (std::size_t q = 0; q < segment_snapshots_.size(); ++q) {
@@ -205,7 +207,7 @@ void Trainer<Real, ExecSpace>::backward() {
       for (std::int64_t s = t0 - 1; s >= std::max<std::int64_t>(s_min_, t0 - D_); --s) {
         auto sa = spike_adjoint_at(s);
         sa.wg = {rec_.z, surfaces_[0].grad, t0 - D_, t0, true};
-        device::spike_adjoint(space_, sa);
+        device::spike_adjoint(space_, sa, tc_.kernel_shape);
       }
     }
     Kokkos::Profiling::popRegion();
@@ -223,7 +225,7 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
   auto sa = spike_adjoint_at(t);
   const bool fused = fused_recurrent_grad();
   if (fused) sa.wg = {rec_.z, surfaces_[0].grad, t0 - D, 0, false};
-  device::spike_adjoint(space_, sa);
+  device::spike_adjoint(space_, sa, tc_.kernel_shape);
   if (sim_->constants().nest) {
     device::NestNeuronAdjointFunctor<Real, Acc, ExecSpace> na{
         sim_->constants(), adj_, rec_, bp_, nest_time::step_ms(net_.dt), static_cast<int>(t - t0), slot_gu, B_, R_};
@@ -231,7 +233,7 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
   } else {
     device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{sim_->constants(),        adj_,    rec_, bp_,
                                                           static_cast<int>(t - t0), slot_gu, B_,   R_};
-    device::neuron_adjoint(space_, na, N_);
+    device::neuron_adjoint(space_, na, N_, tc_.kernel_shape);
   }
 
   for (std::size_t q = 0; q < surfaces_.size(); ++q) {
@@ -243,11 +245,11 @@ void Trainer<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
       if (fused) continue;  // added by the spike adjoint
       device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint8_t> wg{e,      rec_.z, adj_.gu, s.grad,  t,     t0 - D,
                                                                        groups, D,      B_,      slot_gu, s_min_};
-      device::weight_grad(space_, "dpointnet::backward_weight_grad_recurrent", wg);
+      device::weight_grad(space_, "dpointnet::backward_weight_grad_recurrent", wg, tc_.kernel_shape);
     } else {
       device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint16_t> wg{
           e, x_ext_[q - 1], adj_.gu, s.grad, t, t0 - D, groups, D, B_, slot_gu, s_min_};
-      device::weight_grad(space_, "dpointnet::backward_weight_grad_input", wg);
+      device::weight_grad(space_, "dpointnet::backward_weight_grad_input", wg, tc_.kernel_shape);
     }
   }
 }

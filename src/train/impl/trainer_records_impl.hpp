@@ -11,18 +11,22 @@ namespace dpointnet {
 namespace impl {
 // dst(dst_slot) = src(src_slot) transposed to samples fastest, or zero.
 template <class ExecSpace, class Src, class Dst>
-void to_samples_fastest(const ExecSpace& space, const Src& src, int src_slot, const Dst& dst, int dst_slot, bool zero) {
+void to_samples_fastest(const ExecSpace& space, const Src& src, int src_slot, const Dst& dst, int dst_slot, bool zero,
+                        device::KernelShape shape) {
   using T = typename Dst::non_const_value_type;
   const int B = static_cast<int>(dst.extent(2));
   const std::int64_t n = static_cast<std::int64_t>(dst.extent(1));
   using F = device::ToSamplesFastest<T, ExecSpace>;
   const F f{src, dst, src_slot, dst_slot, B, zero};
-  if constexpr (compat::host_execution<ExecSpace>)
-    Kokkos::parallel_for("dpointnet::record_samples_fastest",
-                         Kokkos::RangePolicy<ExecSpace, typename F::HostTile>(space, 0, (n + F::kTile - 1) / F::kTile),
-                         f);
-  else
-    Kokkos::parallel_for("dpointnet::record_samples_fastest", Kokkos::RangePolicy<ExecSpace>(space, 0, n * B), f);
+  if constexpr (compat::host_execution<ExecSpace>) {
+    if (device::host_shape<ExecSpace>(shape)) {
+      Kokkos::parallel_for(
+          "dpointnet::record_samples_fastest",
+          Kokkos::RangePolicy<ExecSpace, typename F::HostTile>(space, 0, (n + F::kTile - 1) / F::kTile), f);
+      return;
+    }
+  }
+  Kokkos::parallel_for("dpointnet::record_samples_fastest", Kokkos::RangePolicy<ExecSpace>(space, 0, n * B), f);
 }
 // A [B][n] view as a one-slot [1][B][n] view of the same memory.
 template <class V>
@@ -42,9 +46,9 @@ void Trainer<Real, ExecSpace>::record_history(const typename Simulator<Real, Exe
     const std::int64_t s = t0 - D + m;  // >= -D; steps before -snap.history are empty (from rest)
     const bool empty = s < -snap.history;
     const int slot = empty ? 0 : static_cast<int>((s + D) % D);
-    impl::to_samples_fastest(space_, snap.z_ring, slot, rec_.z, m, empty);
+    impl::to_samples_fastest(space_, snap.z_ring, slot, rec_.z, m, empty, tc_.kernel_shape);
     for (std::size_t k = 0; k < x_ext_.size(); ++k)
-      impl::to_samples_fastest(space_, snap.input_rings[k], slot, x_ext_[k], m, empty);
+      impl::to_samples_fastest(space_, snap.input_rings[k], slot, x_ext_[k], m, empty, tc_.kernel_shape);
   }
 }
 
@@ -52,11 +56,12 @@ void Trainer<Real, ExecSpace>::record_history(const typename Simulator<Real, Exe
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::record_step(std::int64_t t, std::int64_t t0, int slot) {
   const int k = static_cast<int>(t - t0);
-  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->training_v()), 0, rec_.v, k, false);
-  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->training_r()), 0, rec_.r, k, false);
-  impl::to_samples_fastest(space_, sim_->z_ring(), slot, rec_.z, D_ + k, false);
+  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->training_v()), 0, rec_.v, k, false, tc_.kernel_shape);
+  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->training_r()), 0, rec_.r, k, false, tc_.kernel_shape);
+  impl::to_samples_fastest(space_, sim_->z_ring(), slot, rec_.z, D_ + k, false, tc_.kernel_shape);
   for (std::size_t q = 0; q < x_ext_.size(); ++q)
-    impl::to_samples_fastest(space_, sim_->input_ring(static_cast<int>(q)), slot, x_ext_[q], D_ + k, false);
+    impl::to_samples_fastest(space_, sim_->input_ring(static_cast<int>(q)), slot, x_ext_[q], D_ + k, false,
+                             tc_.kernel_shape);
 }
 
 }  // namespace dpointnet
