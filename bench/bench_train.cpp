@@ -58,11 +58,9 @@ template <class Real>
 void print_target_blocks(const Trainer<Real>& tr) {
   if (!compat::host_execution<Kokkos::DefaultExecutionSpace>) return;
   const auto& c = tr.target_block_choice();
-  std::string timed;
-  for (const auto& t : c.timings) timed += fmt::format(" {}: {:.2f} ms/step", t.n_blocks, 1e3 * t.seconds_per_step);
-  fmt::print(
-      "target blocks: {}{}\n", tr.target_blocks(),
-      c.timings.empty() ? std::string(" (not timed)") : fmt::format(" (timed in {:.2f} s;{})", c.seconds, timed));
+  fmt::print("target blocks: {}{}\n", tr.target_blocks(),
+             c.timings.empty() ? std::string(" (not timed)")
+                               : fmt::format(" (timed in {:.2f} s; per step {})", c.seconds, c.timings_text()));
 }
 
 // The spike adjoint's edges per second against the gather probe at several footprints (gather_probe.hpp): 32 KiB

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "sim/simulator.hpp"
@@ -62,9 +63,10 @@ Run<Real> simulate(const TrainSetup& s, int B, std::int64_t steps, device::Kerne
 
 // On a device backend Auto is the device shape already: nothing to compare there (the Serial test binary of such a
 // build compares them).
-#define DP_HOST_BACKEND_ONLY()                                                                                    \
-  if (!compat::host_execution<TEST_EXECSPACE>) GTEST_SKIP() << "device backend: both runs would take the device " \
-                                                               "shapes"
+#define DP_HOST_BACKEND_ONLY()                                       \
+  if (!compat::host_execution<TEST_EXECSPACE>)                       \
+  GTEST_SKIP() << "device backend: both runs would take the device " \
+                  "shapes"
 
 template <class Real>
 void expect_same_simulation() {
@@ -92,49 +94,60 @@ struct Gradient {
   std::vector<std::vector<double>> g;  // per trainable surface
 };
 
+// `updates` training steps (gradient, then Adam) from sample 5 on, each step's metrics and gradients.
 template <class Real>
-Gradient gradient(const TrainSetup& s, int B, device::KernelShape shape) {
+std::vector<Gradient> gradients(const TrainSetup& s, int B, device::KernelShape shape, int updates) {
   TrainConfig tc = s.tc;
   tc.kernel_shape = shape;
   Trainer<Real, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, tc, B);
-  Gradient out;
-  out.m = tr.compute_gradient(5);
-  for (int q = 0; q < tr.n_surfaces(); ++q)
-    if (tr.surface_trainable(q)) {
-      const auto g = tr.get(q, Trainer<Real, TEST_EXECSPACE>::Field::Gradient);
-      out.g.emplace_back(g.begin(), g.end());
-    }
+  std::vector<Gradient> out;
+  for (int u = 0; u < updates; ++u) {
+    Gradient g;
+    g.m = tr.compute_gradient(5 + std::int64_t(u) * B);
+    for (int q = 0; q < tr.n_surfaces(); ++q)
+      if (tr.surface_trainable(q)) {
+        const auto v = tr.get(q, Trainer<Real, TEST_EXECSPACE>::Field::Gradient);
+        g.g.emplace_back(v.begin(), v.end());
+      }
+    out.push_back(std::move(g));
+    tr.apply_update();
+  }
   return out;
 }
 
-// Gradients of both shapes: the same spikes (rate), the loss and every gradient to `rel` of the surface's largest
-// gradient, and non-trivial gradients.
+// Gradients of both shapes, update by update: the same spikes (rate), the loss and every gradient to `rel` of the
+// surface's largest gradient, and non-trivial gradients.
 template <class Real>
-void expect_same_gradients(const TrainSetup& s, int B, double rel) {
-  const Gradient h = gradient<Real>(s, B, device::KernelShape::Auto);
-  const Gradient d = gradient<Real>(s, B, device::KernelShape::Device);
-  EXPECT_GT(h.m.rate_hz, 0.5) << "the network must spike for the comparison to mean something";
-  EXPECT_EQ(h.m.rate_hz, d.m.rate_hz) << "the forward passes differ";
-  EXPECT_NEAR(h.m.loss, d.m.loss, 1e-12 * std::fabs(h.m.loss));
-  ASSERT_EQ(h.g.size(), d.g.size());
-  ASSERT_GE(h.g.size(), 2u) << "recurrent and lgn are trainable";
-  for (std::size_t q = 0; q < h.g.size(); ++q) {
-    ASSERT_EQ(h.g[q].size(), d.g[q].size());
-    double scale = 0;
-    for (const double x : h.g[q]) scale = std::max(scale, std::fabs(x));
-    ASSERT_GT(scale, 0.0) << "surface " << q << " has no gradient";
-    long bad = 0;
-    double worst = 0;
-    for (std::size_t e = 0; e < h.g[q].size(); ++e) worst = std::max(worst, std::fabs(h.g[q][e] - d.g[q][e]) / scale);
-    std::printf("[ shapes ] surface %zu: %zu edges, largest difference %.3g of the largest gradient (bound %.0e)\n", q,
-                h.g[q].size(), worst, rel);
-    for (std::size_t e = 0; e < h.g[q].size(); ++e)
-      if (!(std::fabs(h.g[q][e] - d.g[q][e]) <= rel * scale)) {
-        if (bad++ < 5)
+void expect_same_gradients(const TrainSetup& s, int B, double rel, int updates = 1) {
+  const auto hs = gradients<Real>(s, B, device::KernelShape::Auto, updates);
+  const auto ds = gradients<Real>(s, B, device::KernelShape::Device, updates);
+  for (int u = 0; u < updates; ++u) {
+    SCOPED_TRACE("update " + std::to_string(u));
+    const Gradient& h = hs[static_cast<std::size_t>(u)];
+    const Gradient& d = ds[static_cast<std::size_t>(u)];
+    EXPECT_GT(h.m.rate_hz, 0.5) << "the network must spike for the comparison to mean something";
+    EXPECT_EQ(h.m.rate_hz, d.m.rate_hz) << "the forward passes differ";
+    EXPECT_NEAR(h.m.loss, d.m.loss, 1e-12 * std::fabs(h.m.loss));
+    ASSERT_EQ(h.g.size(), d.g.size());
+    ASSERT_GE(h.g.size(), 2u) << "recurrent and lgn are trainable";
+    for (std::size_t q = 0; q < h.g.size(); ++q) {
+      ASSERT_EQ(h.g[q].size(), d.g[q].size());
+      double scale = 0;
+      for (const double x : h.g[q]) scale = std::max(scale, std::fabs(x));
+      ASSERT_GT(scale, 0.0) << "surface " << q << " has no gradient";
+      double worst = 0;
+      for (std::size_t e = 0; e < h.g[q].size(); ++e) worst = std::max(worst, std::fabs(h.g[q][e] - d.g[q][e]) / scale);
+      std::printf(
+          "[ shapes ] update %d surface %zu: %zu edges, largest difference %.3g of the largest gradient "
+          "(bound %.0e)\n",
+          u, q, h.g[q].size(), worst, rel);
+      long bad = 0;
+      for (std::size_t e = 0; e < h.g[q].size(); ++e)
+        if (!(std::fabs(h.g[q][e] - d.g[q][e]) <= rel * scale) && bad++ < 5)
           ADD_FAILURE() << "surface " << q << " edge " << e << ": host shape " << h.g[q][e] << ", device shape "
                         << d.g[q][e];
-      }
-    EXPECT_EQ(bad, 0) << "surface " << q << ": gradients beyond " << rel << " of the largest (" << scale << ")";
+      EXPECT_EQ(bad, 0) << "surface " << q << ": gradients beyond " << rel << " of the largest (" << scale << ")";
+    }
   }
 }
 
@@ -163,6 +176,21 @@ TEST(DeviceShapes, NestModeTrainerGradientsAreTheHostShapesFloat64) {
   const int B = 3;
   TrainSetup s(300, 40.0, B, train_section(1e-3, 7, 2.0), 4, json{{"dynamics", "nest"}});
   expect_same_gradients<double>(s, B, 1e-13);
+}
+
+// train.warmup_ms and train.carry_state: activity from before the window (warm-up: the spike adjoint's fused
+// weight-gradient passes of the steps before the first reverse step; carried state: the second update starts from
+// the first one's final state, its rings included), two updates
+TEST(DeviceShapes, WarmUpAndCarriedStateGradientsAreTheHostShapesFloat64) {
+  DP_HOST_BACKEND_ONLY();
+  const int B = 3;
+  json train = train_section(1e-3, 7, 2.0);
+  train["warmup_ms"] = 6.0;
+  train["carry_state"] = true;
+  TrainSetup s(300, 40.0, B, train);
+  ASSERT_GT(s.tc.warmup_steps, 0);
+  ASSERT_TRUE(s.tc.carry_state);
+  expect_same_gradients<double>(s, B, 1e-13, 2);
 }
 
 // float32: the host shapes add the recurrent weight gradient inside the spike adjoint and sum in float32; the

@@ -96,15 +96,11 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
     lg->info("gradient accumulation: {} micro-batches of {} samples per replica and update ({} samples per update)",
              tc.micro_batches(), cfg.batch_size, rs.schedule().global_batch());
   Trainer<Real>& tr = rs.chief();
-  if (!tr.target_block_choice().timings.empty()) {
-    std::string timed;
-    for (const auto& t : tr.target_block_choice().timings)
-      timed += fmt::format("{}{}: {:.3g} ms", timed.empty() ? "" : ", ", t.n_blocks, 1e3 * t.seconds_per_step);
+  if (!tr.target_block_choice().timings.empty())
     lg->info(
         "spike adjoint: {} target block(s), the fastest per reverse step of {} (train.target_blocks \"auto\", "
         "timed in {:.2f} s)",
-        tr.target_blocks(), timed, tr.target_block_choice().seconds);
-  }
+        tr.target_blocks(), tr.target_block_choice().timings_text(), tr.target_block_choice().seconds);
   // identical start on every replica: the chief's state (or the restored checkpoint) is broadcast
   if (rs.distributed()) {
     CheckpointState state = resume ? *resume : capture_state(tr, net, cfg, chash, nhash, rs.schedule());

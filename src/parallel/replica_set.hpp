@@ -24,9 +24,14 @@ class ReplicaSet {
              const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg, const TrainConfig& tc)
       : ctx_(ctx), distributed_(dist.mode != DistributionMode::None), local_(dist.local_replicas()) {
     schedule_ = SampleSchedule{cfg.batch_size, ctx.size() * local_, tc.accumulate, tc.n_conditions()};
-    for (int r = 0; r < local_; ++r)
-      reps_.push_back(
-          std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, cfg.batch_size));
+    // the other local replicas take the first one's target-block count (train.target_blocks "auto" is timed once
+    // per process; every count gives the same sums)
+    TrainConfig others = tc;
+    for (int r = 0; r < local_; ++r) {
+      reps_.push_back(std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), net, inputs, cfg,
+                                                      r == 0 ? tc : others, cfg.batch_size));
+      if (r == 0) others.target_blocks = reps_[0]->target_blocks();
+    }
     for (auto& t : reps_) t->set_schedule(schedule_);
   }
 
