@@ -40,6 +40,8 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
       dt_(net.dt),
       opt_(opt) {
   if (N_ >= (std::int64_t(1) << 31)) throw std::runtime_error("more than 2^31 neurons are not supported");
+  if (opt_.kernel_shape == device::KernelShape::Host && !compat::host_execution<ExecSpace>)
+    throw std::logic_error("SimOptions::kernel_shape Host: the host shapes need a host execution space");
   const std::size_t N = static_cast<std::size_t>(N_);
   // neuron constants
   k_.decay = decltype(k_.decay)("neuron.decay", N);
