@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "device/kernel_shape.hpp"
+#include "device/kernel_shape_choice.hpp"
 #include "network/network.hpp"
 #include "util/kokkos_compat.hpp"
 

@@ -3,7 +3,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "device/kernel_shape.hpp"
+#include "device/kernel_shape_choice.hpp"
 #include "device/model_constants.hpp"
 #include "device/surrogate.hpp"
 #include "util/kokkos_compat.hpp"

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "device/fixed_point.hpp"
-#include "device/kernel_shape.hpp"
+#include "device/kernel_shape_choice.hpp"
 #include "device/model_constants.hpp"
 #include "util/kokkos_compat.hpp"
 
