@@ -3,7 +3,11 @@
 writes a CSV and a PNG of the reverse sweep's time against E x B x T and of the forward pass's time against
 the synaptic events (spikes x fan-out, from the measured rate).
 
-  scripts/bench_scaling.py [--sizes 1000,5000,10000,66000] [--batches 1,4,16,32] [--steps 100] [--out DIR]
+  scripts/bench_scaling.py [--sizes 1000,5000,10000,66000] [--batches 1,4,16,32] [--steps 100] [--updates 3]
+                           [--out DIR]
+
+Each point is the mean of --updates timed updates after one warm-up update (one update alone varies by 10-20 %
+at the small sizes).
 """
 import argparse
 import csv
@@ -23,6 +27,7 @@ def main():
     ap.add_argument("--batches", default="1,4,16,32")
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--interval", type=int, default=25)
+    ap.add_argument("--updates", type=int, default=3, help="timed updates per point (their mean)")
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "build", "dpointnet-bench-train"))
     ap.add_argument("--workdir", default="/tmp/dpointnet-bench")
     ap.add_argument("--out", default="docs/img")
@@ -31,7 +36,7 @@ def main():
     for n in a.sizes.split(","):
         for b in a.batches.split(","):
             cmd = [a.bin, "--neurons", n, "--steps", str(a.steps), "--batch", b, "--checkpoint-interval",
-                   str(a.interval), "--updates", "1", "--workdir", a.workdir]
+                   str(a.interval), "--updates", str(a.updates), "--workdir", a.workdir]
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             m = LINE.search(out)
             if not m:

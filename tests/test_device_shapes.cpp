@@ -201,3 +201,13 @@ TEST(DeviceShapes, TrainerGradientsAreTheHostShapesFloat32) {
   TrainSetup s(300, 40.0, B, train_section(1e-3, 7, 2.0));
   expect_same_gradients<float>(s, B, 1e-6);
 }
+
+// B = 23: a full 16-sample lane block of the host kernels and a partial one of 7 (register partial sums in pieces
+// of 4 + 2 + 1 lanes, compat::HostLanes), against the device shapes' one lane per sample; float32 sums in float32
+TEST(DeviceShapes, FullAndPartialLaneBlockGradientsAreTheDeviceShapes) {
+  DP_HOST_BACKEND_ONLY();
+  const int B = 23;
+  TrainSetup s(300, 40.0, B, train_section(1e-3, 7, 2.0));
+  expect_same_gradients<double>(s, B, 1e-13);
+  expect_same_gradients<float>(s, B, 1e-6);
+}

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
+#include <utility>
 
 #include "device/adjoint.hpp"
 #include "device/edge_layout.hpp"
@@ -183,3 +185,42 @@ void check_host_lanes() {
 }
 TEST(SpikeAdjoint, HostLanesAddLaneByLaneFloat) { check_host_lanes<float>(); }
 TEST(SpikeAdjoint, HostLanesAddLaneByLaneDouble) { check_host_lanes<double>(); }
+
+// The partial lane blocks (compat::HostLanes<T, N>, N = 1..16: pieces of power-of-two lanes, e.g. 8 + 4 + 2 + 1
+// floats with AVX2) against the same scalar arithmetic. The lanes after the N-th are a guard: neither read into the
+// sums nor written.
+template <class T, int N>
+void check_partial_lanes() {
+  std::mt19937 gen(13 + N);
+  std::uniform_real_distribution<T> u(T(-3), T(3));
+  constexpr T kGuard = T(12345);
+  T acc[N + 1], ref[N], out[N + 1];
+  for (int q = 0; q < N; ++q) ref[q] = acc[q] = u(gen);
+  acc[N] = out[N] = kGuard;
+  compat::HostLanes<T, N> r;
+  r.load(acc);
+  for (int k = 0; k < 23; ++k) {
+    T x[N + 1];
+    x[N] = std::numeric_limits<T>::quiet_NaN();  // would poison a sum that read past the N lanes
+    const T w = u(gen);
+    for (int q = 0; q < N; ++q) {
+      x[q] = u(gen);
+      const T prod = w * x[q];
+      ref[q] = ref[q] + prod;
+    }
+    r.add_product(w, x);
+  }
+  r.store(out);
+  for (int q = 0; q < N; ++q) EXPECT_EQ(out[q], ref[q]) << N << " lanes, lane " << q;
+  EXPECT_EQ(out[N], kGuard) << N << " lanes: stored past the last lane";
+}
+template <class T, int... N>
+void check_all_partial_lanes(std::integer_sequence<int, N...>) {
+  (check_partial_lanes<T, N + 1>(), ...);
+}
+TEST(SpikeAdjoint, PartialLaneBlocksAddLaneByLaneFloat) {
+  check_all_partial_lanes<float>(std::make_integer_sequence<int, 16>{});
+}
+TEST(SpikeAdjoint, PartialLaneBlocksAddLaneByLaneDouble) {
+  check_all_partial_lanes<double>(std::make_integer_sequence<int, 16>{});
+}

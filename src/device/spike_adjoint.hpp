@@ -105,6 +105,24 @@ struct SpikeAdjointFunctor {
         lanes, act, B, 0, k1 - k0, [&](const std::int64_t k) { return edge_row(a.gu, ln[k0 + k], slot); }, g0);
     return -1;
   }
+  // aj[0 .. nb - 1] += sum of w_k gs[ln[k] * row + 0 .. nb - 1] over k0 .. k1 - 1, in edge order, for a partial lane
+  // block (nb < kHostLanes): NB runs up to nb, so that the partial sums are compat::HostLanes<Acc, nb> in registers.
+  template <int NB>
+  KOKKOS_INLINE_FUNCTION void host_add_partial_block(const int nb, Acc* aj, const std::int64_t k0, const std::int64_t k1,
+                                                     const std::int32_t* ln, const Real* wt, const Acc* gs,
+                                                     const std::int64_t row) const {
+    if constexpr (NB < kHostLanes) {
+      if (nb != NB) {
+        host_add_partial_block<NB + 1>(nb, aj, k0, k1, ln, wt, gs, row);
+        return;
+      }
+      compat::HostLanes<Acc, NB> r;
+      r.load(aj);
+      for (std::int64_t k = k0; k < k1; ++k)
+        r.add_product(static_cast<Acc>(wt[k]), gs + static_cast<std::int64_t>(ln[k]) * row);
+      r.store(aj);
+    }
+  }
   // gz(j, :) += sum of w_k gu[ln[k]] over k0 .. k1 - 1, in edge order (gs: the gu slot); in lane block merge_b0
   // also the fused weight gradient's short terms, to g0[k - k0].
   KOKKOS_INLINE_FUNCTION void host_add_edges(const std::int64_t j, const std::int64_t k0, const std::int64_t k1,
@@ -115,12 +133,7 @@ struct SpikeAdjointFunctor {
       const int nb = B - b0 < kHostLanes ? B - b0 : kHostLanes;
       Acc* const aj = &a.gz(j, b0);
       if (nb < kHostLanes) {
-        for (std::int64_t k = k0; k < k1; ++k) {
-          const Acc w = static_cast<Acc>(wt[k]);
-          const Acc* gk = gs + static_cast<std::int64_t>(ln[k]) * row + b0;
-          DPOINTNET_HOST_SIMD
-          for (int q = 0; q < nb; ++q) aj[q] += w * gk[q];
-        }
+        host_add_partial_block<1>(nb, aj, k0, k1, ln, wt, gs + b0, row);
         continue;
       }
       static_assert(kHostLanes == 16, "HostLanes16");

@@ -74,8 +74,90 @@ struct LaneChain<T, Bytes, 1> {
     v = v + prod;
   }
 };
+// One piece of a partial lane block (HostLanes below): Lanes (a power of two) lanes of T in one vector, or a scalar.
+template <class T, int Lanes>
+struct LanePiece {
+  typedef T V __attribute__((vector_size(Lanes * sizeof(T))));
+  V v;
+  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) { std::memcpy(&v, p, sizeof v); }
+  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { std::memcpy(p, &v, sizeof v); }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
+    V x;
+    std::memcpy(&x, p, sizeof x);
+    const V prod = w * x;
+    v = v + prod;
+  }
+};
+template <class T>
+struct LanePiece<T, 1> {
+  T v;
+  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) { v = *p; }
+  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { *p = v; }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
+    const T prod = w * *p;
+    v = v + prod;
+  }
+};
+// the largest power of two <= n and <= max
+constexpr int largest_piece(const int n, const int max) {
+  int p = 1;
+  while (2 * p <= n && 2 * p <= max) p *= 2;
+  return p;
+}
+// N lanes as pieces of power-of-two lanes, each at most a register wide, largest first (15 floats with AVX2:
+// 8 + 4 + 2 + 1).
+template <class T, int N>
+struct LanePieces {
+  static constexpr int kHead = largest_piece(N, kHostVectorBytes / static_cast<int>(sizeof(T)));
+  LanePiece<T, kHead> head;
+  LanePieces<T, N - kHead> rest;
+  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) {
+    head.load(p);
+    rest.load(p + kHead);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const {
+    head.store(p);
+    rest.store(p + kHead);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
+    head.add_product(w, p);
+    rest.add_product(w, p + kHead);
+  }
+};
+template <class T>
+struct LanePieces<T, 0> {
+  KOKKOS_FORCEINLINE_FUNCTION void load(const T*) {}
+  KOKKOS_FORCEINLINE_FUNCTION void store(T*) const {}
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T, const T*) {}
+};
 }  // namespace impl
 #endif
+
+// HostLanes<T, N>: N (1..16) lanes of T kept in registers, the partial sums of a partial lane block (a batch of
+// fewer than 16 samples, or the last B mod 16 samples): pieces of power-of-two lanes, each at most a register wide.
+// The same arithmetic as HostLanes16, a product then a sum, each rounded. Session 17: with these sums in memory
+// instead (a load, an add and a store per edge and sample) the reverse sweep at B = 4 cost as much as at B = 16.
+template <class T, int N>
+struct HostLanes {
+  static_assert(N >= 1 && N <= 16, "1 to 16 lanes");
+#if DPOINTNET_HOST_VECTOR_EXT
+  impl::LanePieces<T, N> v;
+  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) { v.load(p); }
+  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { v.store(p); }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) { v.add_product(w, p); }
+#else
+  T v[N];
+  KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) {
+    for (int q = 0; q < N; ++q) v[q] = p[q];
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const {
+    for (int q = 0; q < N; ++q) p[q] = v[q];
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
+    for (int q = 0; q < N; ++q) v[q] += w * p[q];
+  }
+#endif
+};
 
 template <class T>
 struct HostLanes16 {
