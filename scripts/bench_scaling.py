@@ -32,6 +32,12 @@ def main():
     ap.add_argument("--workdir", default="/tmp/dpointnet-bench")
     ap.add_argument("--out", default="docs/img")
     a = ap.parse_args()
+    try:  # before minutes of benchmarks, not after
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        sys.exit(f"bench_scaling.py: {e} (run it with /usr/bin/python3 and python3-matplotlib installed)")
     rows = []
     for n in a.sizes.split(","):
         for b in a.batches.split(","):
@@ -54,9 +60,6 @@ def main():
         w.writeheader()
         w.writerows(rows)
     print("wrote", path)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
     for b in sorted({r["B"] for r in rows}):
         rs = [r for r in rows if r["B"] == b]
