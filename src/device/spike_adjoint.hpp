@@ -93,34 +93,64 @@ struct SpikeAdjointFunctor {
     }
     return lo;
   }
+  // Batches of B <= 32 samples other than 16: all samples in one pass over a group's edges (a full block of 16 and
+  // the B mod 16 others, or the B < 16 alone), each edge's row read once, the fused weight gradient's short terms
+  // from the same lines. B = 16 and B > 32 take a pass per block of 16 lanes.
+  KOKKOS_INLINE_FUNCTION bool host_one_pass() const { return B < kHostLanes || (B > kHostLanes && B <= 2 * kHostLanes); }
   // The fused weight gradient of the edges k0 .. k1 - 1 (rows ln[k], gradients g0[k - k0]) of a source j active
   // at t (lanes, act: its activity): returns the lane block whose gz loop adds it (HostShortTerm applies and the
-  // block is full: from the lines that loop loads anyway), or -1 after adding it here.
+  // block is full, or the batch takes one pass: from the lines that loop loads anyway), or -1 after adding it here.
   KOKKOS_INLINE_FUNCTION int host_edges_grad(const std::int64_t k0, const std::int64_t k1, const std::int32_t* ln,
                                              const int slot, const HostActiveLanes& lanes, const std::uint8_t* act,
                                              Acc* g0) const {
     const int blk = lanes.b1 / kHostLanes * kHostLanes;
-    if (!wg.grad_only && HostShortTerm::applies(lanes) && B - blk >= kHostLanes) return blk;
+    if (!wg.grad_only && HostShortTerm::applies(lanes) && (host_one_pass() || B - blk >= kHostLanes)) return blk;
     host_group_weight_grad(
         lanes, act, B, 0, k1 - k0, [&](const std::int64_t k) { return edge_row(a.gu, ln[k0 + k], slot); }, g0);
     return -1;
   }
-  // aj[0 .. nb - 1] += sum of w_k gs[ln[k] * row + 0 .. nb - 1] over k0 .. k1 - 1, in edge order, for a partial lane
-  // block (nb < kHostLanes): NB runs up to nb, so that the partial sums are compat::HostLanes<Acc, nb> in registers.
-  template <int NB>
-  KOKKOS_INLINE_FUNCTION void host_add_partial_block(const int nb, Acc* aj, const std::int64_t k0, const std::int64_t k1,
-                                                     const std::int32_t* ln, const Real* wt, const Acc* gs,
-                                                     const std::int64_t row) const {
-    if constexpr (NB < kHostLanes) {
-      if (nb != NB) {
-        host_add_partial_block<NB + 1>(nb, aj, k0, k1, ln, wt, gs, row);
-        return;
+  // aj[0 .. 15] (kFull) and the NB lanes after them += sum of w_k gs[ln[k] * B + b0 + lane] over k0 .. k1 - 1, in
+  // edge order, the partial sums in registers (compat::HostLanes16, compat::HostLanes<Acc, NB>); with merge also the
+  // fused weight gradient's short terms, to g0[k - k0] (the term reads its lanes from the row's start).
+  template <int NB, bool kFull>
+  KOKKOS_INLINE_FUNCTION void host_add_lanes(Acc* aj, const std::int64_t k0, const std::int64_t k1,
+                                             const std::int32_t* ln, const Real* wt, const Acc* gs, const int b0,
+                                             const bool merge, const HostActiveLanes& lanes, const std::uint8_t* act,
+                                             Acc* g0) const {
+    constexpr int kTail = kFull ? kHostLanes : 0;
+    const std::int64_t row = B;
+    compat::HostLanes16<Acc> r0;
+    compat::HostLanes<Acc, NB> r1;
+    if constexpr (kFull) r0.load(aj);
+    r1.load(aj + kTail);
+    const auto add = [&](const Acc w, const Acc* line) {
+      if constexpr (kFull) r0.add_product(w, line + b0);
+      r1.add_product(w, line + b0 + kTail);
+    };
+    if (!merge) {
+      for (std::int64_t k = k0; k < k1; ++k) add(static_cast<Acc>(wt[k]), gs + static_cast<std::int64_t>(ln[k]) * row);
+    } else {
+      const HostShortTerm term(lanes, act);
+      for (std::int64_t k = k0; k < k1; ++k) {
+        const Acc* line = gs + static_cast<std::int64_t>(ln[k]) * row;
+        add(static_cast<Acc>(wt[k]), line);
+        g0[k - k0] = static_cast<Acc>(g0[k - k0] + term(line));
       }
-      compat::HostLanes<Acc, NB> r;
-      r.load(aj);
-      for (std::int64_t k = k0; k < k1; ++k)
-        r.add_product(static_cast<Acc>(wt[k]), gs + static_cast<std::int64_t>(ln[k]) * row);
-      r.store(aj);
+    }
+    if constexpr (kFull) r0.store(aj);
+    r1.store(aj + kTail);
+  }
+  // host_add_lanes with NB = nb (a run-time count, 1 .. 16)
+  template <int NB, bool kFull>
+  KOKKOS_INLINE_FUNCTION void host_add_lanes_n(const int nb, Acc* aj, const std::int64_t k0, const std::int64_t k1,
+                                               const std::int32_t* ln, const Real* wt, const Acc* gs, const int b0,
+                                               const bool merge, const HostActiveLanes& lanes,
+                                               const std::uint8_t* act, Acc* g0) const {
+    if constexpr (NB <= kHostLanes) {
+      if (nb != NB)
+        host_add_lanes_n<NB + 1, kFull>(nb, aj, k0, k1, ln, wt, gs, b0, merge, lanes, act, g0);
+      else
+        host_add_lanes<NB, kFull>(aj, k0, k1, ln, wt, gs, b0, merge, lanes, act, g0);
     }
   }
   // gz(j, :) += sum of w_k gu[ln[k]] over k0 .. k1 - 1, in edge order (gs: the gu slot); in lane block merge_b0
@@ -128,12 +158,19 @@ struct SpikeAdjointFunctor {
   KOKKOS_INLINE_FUNCTION void host_add_edges(const std::int64_t j, const std::int64_t k0, const std::int64_t k1,
                                              const std::int32_t* ln, const Real* wt, const Acc* gs, const int merge_b0,
                                              const HostActiveLanes& lanes, const std::uint8_t* act, Acc* g0) const {
+    if (host_one_pass()) {
+      if (B > kHostLanes)
+        host_add_lanes_n<1, true>(B - kHostLanes, &a.gz(j, 0), k0, k1, ln, wt, gs, 0, merge_b0 >= 0, lanes, act, g0);
+      else
+        host_add_lanes_n<1, false>(B, &a.gz(j, 0), k0, k1, ln, wt, gs, 0, merge_b0 >= 0, lanes, act, g0);
+      return;
+    }
     const std::int64_t row = B;
     for (int b0 = 0; b0 < B; b0 += kHostLanes) {
       const int nb = B - b0 < kHostLanes ? B - b0 : kHostLanes;
       Acc* const aj = &a.gz(j, b0);
-      if (nb < kHostLanes) {
-        host_add_partial_block<1>(nb, aj, k0, k1, ln, wt, gs + b0, row);
+      if (nb < kHostLanes) {  // the last block of B > 32 (never merged: see host_edges_grad)
+        host_add_lanes_n<1, false>(nb, aj, k0, k1, ln, wt, gs, b0, false, lanes, act, g0);
         continue;
       }
       static_assert(kHostLanes == 16, "HostLanes16");
