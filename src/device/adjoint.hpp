@@ -141,18 +141,31 @@ struct NeuronAdjointFunctor {
     const int i = static_cast<int>(idx);
     constexpr int L = compat::kHostSampleLanes;
     for (int b0 = 0; b0 < B; b0 += L) {
-      if (B - b0 >= L && !p.gauss)
-        full_lanes(i, b0);
+      const int nb = B - b0 < L ? B - b0 : L;
+      if (p.gauss)
+        some_lanes(i, b0, nb);
       else
-        some_lanes(i, b0, B - b0 < L ? B - b0 : L);
+        lanes_n<L>(i, b0, nb);
+    }
+  }
+  // lanes<NB> with NB = nb (a run-time count, 1 .. 16)
+  template <int NB>
+  void lanes_n(const int i, const int b0, const int nb) const {
+    if constexpr (NB >= 1) {
+      if (nb == NB)
+        lanes<NB>(i, b0);
+      else
+        lanes_n<NB - 1>(i, b0, nb);
     }
   }
 
-  // Hosts, kHostSampleLanes samples of one neuron with the triangle surrogate: voltage_value and channel_values
-  // as in voltage_adjoint and channel_adjoint, staged through local arrays so that every loop is a plain vector
-  // loop (the views' loads and stores cannot alias each other there).
-  void full_lanes(const int i, const int b0) const {
-    constexpr int L = compat::kHostSampleLanes;
+  // Hosts, L samples of one neuron with the triangle surrogate (a full block of kHostSampleLanes, or a partial one:
+  // B < 16, or the last B mod 16): voltage_value and channel_values as in voltage_adjoint and channel_adjoint,
+  // staged through local arrays so that every loop is a plain vector loop of a constant trip count (the views'
+  // loads and stores cannot alias each other there). Partial blocks took the lane-by-lane some_lanes before
+  // session 17.
+  template <int L>
+  void lanes(const int i, const int b0) const {
     const double cf = static_cast<double>(k.current_factor(i));
     const double decay = static_cast<double>(k.decay(i));
     const int nch = k.n_channels(i);
@@ -191,7 +204,7 @@ struct NeuronAdjointFunctor {
     for (int q = 0; q < L; ++q) gVo[q] = static_cast<Acc>(gv[q]);
   }
 
-  // Hosts, the other blocks (fewer samples, or the gauss surrogate): lane by lane.
+  // Hosts, the gauss surrogate: lane by lane.
   void some_lanes(const int i, const int b0, const int nb) const {
     constexpr int L = compat::kHostSampleLanes;
     const double cf = static_cast<double>(k.current_factor(i));
