@@ -96,7 +96,9 @@ struct SpikeAdjointFunctor {
   // Batches of B <= 32 samples other than 16: all samples in one pass over a group's edges (a full block of 16 and
   // the B mod 16 others, or the B < 16 alone), each edge's row read once, the fused weight gradient's short terms
   // from the same lines. B = 16 and B > 32 take a pass per block of 16 lanes.
-  KOKKOS_INLINE_FUNCTION bool host_one_pass() const { return B < kHostLanes || (B > kHostLanes && B <= 2 * kHostLanes); }
+  KOKKOS_INLINE_FUNCTION bool host_one_pass() const {
+    return B < kHostLanes || (B > kHostLanes && B <= 2 * kHostLanes);
+  }
   // The fused weight gradient of the edges k0 .. k1 - 1 (rows ln[k], gradients g0[k - k0]) of a source j active
   // at t (lanes, act: its activity): returns the lane block whose gz loop adds it (HostShortTerm applies and the
   // block is full, or the batch takes one pass: from the lines that loop loads anyway), or -1 after adding it here.
@@ -144,8 +146,8 @@ struct SpikeAdjointFunctor {
   template <int NB, bool kFull>
   KOKKOS_INLINE_FUNCTION void host_add_lanes_n(const int nb, Acc* aj, const std::int64_t k0, const std::int64_t k1,
                                                const std::int32_t* ln, const Real* wt, const Acc* gs, const int b0,
-                                               const bool merge, const HostActiveLanes& lanes,
-                                               const std::uint8_t* act, Acc* g0) const {
+                                               const bool merge, const HostActiveLanes& lanes, const std::uint8_t* act,
+                                               Acc* g0) const {
     if constexpr (NB <= kHostLanes) {
       if (nb != NB)
         host_add_lanes_n<NB + 1, kFull>(nb, aj, k0, k1, ln, wt, gs, b0, merge, lanes, act, g0);
