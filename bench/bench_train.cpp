@@ -22,6 +22,7 @@
 #include "generator/network_generator.hpp"
 #include "inputs/input_schedule.hpp"
 #include "network/network_builder.hpp"
+#include "propagation_probe.hpp"
 #include "train/train_config.hpp"
 #include "train/trainer.hpp"
 #include "util/kokkos_compat.hpp"
@@ -129,10 +130,12 @@ int run(int argc, char** argv) {
   app.add_option("--precision", precision)->check(CLI::IsMember({"float32", "float64"}));
   app.add_option("--threads", threads);
   bool bandwidth = false;
-  app.add_flag("--bandwidth", bandwidth,
-               "also print a triad bandwidth, the reverse sweep's effective bandwidth (estimated bytes) and, on host "
-               "backends, the spike adjoint's edges/s against a gather probe (gather_probe.hpp; it sets Kokkos Tools "
-               "callbacks: do not combine with a tools library)");
+  app.add_flag(
+      "--bandwidth", bandwidth,
+      "also print a triad bandwidth, the reverse sweep's effective bandwidth (estimated bytes) and, on host "
+      "backends, the spike adjoint's edges/s against a gather probe (gather_probe.hpp) and the recurrent "
+      "propagation against its own loop in three memory patterns (propagation_probe.hpp); it sets Kokkos Tools "
+      "callbacks: do not combine with a tools library");
   std::string target_blocks = "auto";
   app.add_option("--target-blocks", target_blocks,
                  "train.target_blocks: \"auto\" (timed on the run's edges) or a count (1: unblocked); host backends");
@@ -166,8 +169,10 @@ int run(int argc, char** argv) {
       Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, batch);
       print_target_blocks(tr);
       tr.train_step();  // warm-up
-      std::unique_ptr<KernelClock> spike_clock;
-      if (bandwidth) spike_clock = std::make_unique<KernelClock>("dpointnet::backward_spike_adjoint");
+      std::unique_ptr<KernelClock> clock;
+      if (bandwidth)
+        clock = std::make_unique<KernelClock>(
+            std::initializer_list<const char*>{"dpointnet::backward_spike_adjoint", "dpointnet::propagate_recurrent"});
       StepMetrics sum;
       for (int k = 0; k < updates; ++k) {
         StepMetrics m = tr.train_step();
@@ -202,7 +207,14 @@ int run(int argc, char** argv) {
             "({:.0f} % of the triad; active groups {:.1f} %)\n",
             triad / 1e9, bytes / 1e9, sum.t_backward / u, bytes / (sum.t_backward / u) / 1e9,
             100.0 * bytes / (sum.t_backward / u) / triad, 100.0 * active);
-        gather_ceiling<Real>(net, steps, batch, spike_clock->seconds() / u, tr.target_blocks());
+        gather_ceiling<Real>(net, steps, batch, clock->seconds(0) / u, tr.target_blocks());
+        // the spike counts of the last update: [B][v N, counts N] (Trainer::terminal_state)
+        const std::vector<double> state = tr.terminal_state();
+        std::vector<double> spikes;
+        for (int b = 0; b < batch; ++b)
+          spikes.insert(spikes.end(), state.begin() + (2 * b + 1) * net.n_neurons,
+                        state.begin() + (2 * b + 2) * net.n_neurons);
+        propagation_ceiling<Real>(net, batch, steps, spikes, clock->seconds(1), clock->calls(1));
       }
     };
     if (precision == "float64")

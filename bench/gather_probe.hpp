@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 
 #include "util/host_simd.hpp"
@@ -110,12 +111,19 @@ inline GatherRates gather_edges_per_s(double footprint_bytes, int B, int S,
   return r;
 }
 
-// Seconds of the kernels with one label, from Kokkos Tools callbacks while an instance lives.
+// Seconds and calls of the kernels with the given labels (at most kMax), from Kokkos Tools callbacks while an
+// instance lives (one at a time).
 class KernelClock {
  public:
-  explicit KernelClock(const char* label) {
-    label_ = label;
-    seconds_ = 0;
+  static constexpr int kMax = 4;
+  explicit KernelClock(std::initializer_list<const char*> labels) {
+    n_ = 0;
+    for (const char* l : labels)
+      if (n_ < kMax) {
+        labels_[n_] = l;
+        seconds_[n_] = 0;
+        calls_[n_++] = 0;
+      }
     namespace E = Kokkos::Tools::Experimental;
     E::set_begin_parallel_for_callback(on_begin);
     E::set_end_parallel_for_callback(on_end);
@@ -127,21 +135,27 @@ class KernelClock {
   }
   KernelClock(const KernelClock&) = delete;
   KernelClock& operator=(const KernelClock&) = delete;
-  double seconds() const { return seconds_; }
+  double seconds(const int q) const { return seconds_[q]; }
+  std::int64_t calls(const int q) const { return calls_[q]; }
 
  private:
   using Clock = std::chrono::steady_clock;
-  static constexpr std::uint64_t kMine = 1, kOther = 2;
+  static constexpr std::uint64_t kOther = kMax;
   static void on_begin(const char* name, const std::uint32_t, std::uint64_t* id) {
-    *id = std::strcmp(name, label_) == 0 ? kMine : kOther;
-    if (*id == kMine) start_ = Clock::now();
+    *id = kOther;
+    for (int q = 0; q < n_; ++q)
+      if (std::strcmp(name, labels_[q]) == 0) *id = static_cast<std::uint64_t>(q);
+    if (*id != kOther) start_ = Clock::now();
   }
   static void on_end(const std::uint64_t id) {
-    if (id != kMine) return;
-    seconds_ += std::chrono::duration<double>(Clock::now() - start_).count();
+    if (id >= kOther) return;
+    seconds_[id] += std::chrono::duration<double>(Clock::now() - start_).count();
+    ++calls_[id];
   }
-  static inline const char* label_ = "";
-  static inline double seconds_ = 0;
+  static inline const char* labels_[kMax] = {};
+  static inline double seconds_[kMax] = {};
+  static inline std::int64_t calls_[kMax] = {};
+  static inline int n_ = 0;
   static inline Clock::time_point start_{};
 };
 
