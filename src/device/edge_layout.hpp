@@ -30,7 +30,7 @@ template <class Real, class MemSpace>
 struct GroupedEdges {
   // [n_sources * D + 1]: the edges of group (j, d) are offsets(g) .. offsets(g + 1) - 1, g = group(j, d). Groups
   // are delay-major, g = (d - 1) n_sources + j: the groups of one delay are contiguous in source order, so that
-  // the spike adjoint's pass over one delay streams the edge arrays (docs/performance-sessions.md, session 10).
+  // the spike adjoint's pass over one delay streams the edge arrays (docs/performance-sessions-10-13.md, session 10).
   Kokkos::View<std::int64_t*, MemSpace> offsets;
   // The row an edge adds to, line = channel * n_targets + target (target: global neuron index): one index
   // addresses the [R][N] rows of the drive u[B][R][N] and of the adjoint ring gu[D][R][N][B] (edge_row).
