@@ -1,6 +1,6 @@
-// Where the host propagation's time goes (benchmark only; docs/performance.md, "Propagation ceiling"): the
-// kernel's own inner loop (PropagateFunctor::add_groups, with its prefetches) on the run's own recurrent edges,
-// fed a made-up activity at the run's rate, in three memory patterns:
+// Where the host propagation's time goes (benchmark only; docs/performance-host-isa.md, "Where the host
+// propagation's time goes"): the kernel's own inner loop (PropagateFunctor::add_groups, with its prefetches) on the
+// run's own recurrent edges, fed a made-up activity at the run's rates, in three memory patterns:
 // * as run: each sample zeroes the live spans of its own drive row [R][N] and adds its active groups into it;
 // * rows reused: the samples of one work item add into one drive row (the footprint of a drive row per thread, as
 //   a propagation fused with the neuron step would have);
