@@ -33,19 +33,15 @@ template <class Real>
 struct PropagationProbe {
   using Exec = Kokkos::DefaultExecutionSpace;
   using Propagate = device::PropagateFunctor<Real, Exec, std::uint8_t>;
-  Propagate f;                                       // e: the run's recurrent edges
+  Propagate f;  // e: the run's recurrent edges; u: the drive rows [B][R][N]; zero_spans: their live spans
   Kokkos::View<const std::int64_t*> groups;          // the samples' active groups, one after the other
   Kokkos::View<const std::int64_t*> sample_offsets;  // [B + 1] into groups
-  Kokkos::View<std::int64_t**> rows;                 // [B or P][R N] drive rows
-  Kokkos::View<const std::int64_t*> spans;           // [2 R] live spans (LiveChannels::span)
-  int B = 16, P = 1, R = 1;
-  std::int64_t N = 0;
-  bool reuse = false;
+  int B = 16, P = 1;
+  bool reuse = false;  // work item p adds all its samples into row p
   KOKKOS_INLINE_FUNCTION void operator()(const int p) const {
     for (int b = p; b < B; b += P) {
-      std::int64_t* const ub = &rows(reuse ? p : b, 0);
-      for (int c = 0; c < R; ++c)
-        for (std::int64_t i = spans(2 * c); i < spans(2 * c + 1); ++i) ub[c * N + i] = 0;
+      std::int64_t* const ub = &f.u(reuse ? p : b, 0, 0);
+      f.zero_row(ub);
       std::int64_t group[Propagate::kList];
       double count[Propagate::kList];
       int n = 0;
@@ -123,12 +119,10 @@ PropagationRates propagation_edges_per_s(const Network& net, const int B, const 
     w.offsets = upload(offsets, "probe.sample_offsets");
   }
   const LiveChannels lc = live_channels(net, device::NeuronConstants<Real, Kokkos::HostSpace>::kLiveBlock);
-  pr.spans = upload(lc.span, "probe.spans");
+  pr.f.zero_spans = upload(lc.span, "probe.spans");
+  pr.f.u = decltype(pr.f.u)("probe.drive", B, net.n_channels, net.n_neurons);
   pr.B = B;
   pr.P = std::min(B, compat::concurrency());
-  pr.R = net.n_channels;
-  pr.N = net.n_neurons;
-  pr.rows = Kokkos::View<std::int64_t**>("probe.rows", B, static_cast<std::int64_t>(pr.R) * pr.N);
   Kokkos::View<float*> evict("probe.evict", std::int64_t(1) << 24);
   enum class Pattern { AsRun, RowsReused, EdgesStreamed };
   auto rate = [&](const Pattern pattern) {

@@ -108,20 +108,23 @@ struct PropagateFunctor {
     }
   }
 
+  // Zeroes a sample's drive row ub ([R][N], R and N those of u): its live spans, or all of it without zero_spans.
+  KOKKOS_INLINE_FUNCTION void zero_row(std::int64_t* const ub) const {
+    const auto R = static_cast<std::int64_t>(u.extent(1)), N = static_cast<std::int64_t>(u.extent(2));
+    if (static_cast<std::int64_t>(zero_spans.extent(0)) == 2 * R) {
+      for (std::int64_t c = 0; c < R; ++c)
+        for (std::int64_t i = zero_spans(2 * c); i < zero_spans(2 * c + 1); ++i) ub[c * N + i] = 0;
+    } else {
+      for (std::int64_t i = 0; i < R * N; ++i) ub[i] = 0;
+    }
+  }
+
   // Sample b: every active (j, d) of this sample, listed kList at a time and added by add_groups. Raw pointers and
   // local bounds: the drive row is the only thing written, so nothing the loop reads has to be reloaded after
   // each addition.
   KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int b) const {
     std::int64_t* const ub = &u(b, 0, 0);
-    if (zero_first) {
-      const auto R = static_cast<std::int64_t>(u.extent(1)), N = static_cast<std::int64_t>(u.extent(2));
-      if (static_cast<std::int64_t>(zero_spans.extent(0)) == 2 * R) {
-        for (std::int64_t c = 0; c < R; ++c)
-          for (std::int64_t i = zero_spans(2 * c); i < zero_spans(2 * c + 1); ++i) ub[c * N + i] = 0;
-      } else {
-        for (std::int64_t i = 0; i < R * N; ++i) ub[i] = 0;
-      }
-    }
+    if (zero_first) zero_row(ub);
     const std::int64_t n_src = e.n_sources;
     std::int64_t group[kList];
     double count[kList];

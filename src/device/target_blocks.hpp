@@ -1,7 +1,7 @@
 // The recurrent edges in target blocks, for the host spike adjoint when one slot of the adjoint ring gu is much
-// larger than a core's cache (docs/performance-sessions-10-13.md, session 11; docs/performance-host-isa.md). A pass of the
-// spike adjoint over one delay then walks the target blocks in turn and, in each, the thread's sources: the gathers of
-// a block come from its rows of gu only (R x block_targets x B values). Each (source, delay) group's edges are in
+// larger than a core's cache (docs/performance-sessions-10-13.md, session 11; docs/performance-host-isa.md). A pass of
+// the spike adjoint over one delay then walks the target blocks in turn and, in each, the thread's sources: the gathers
+// of a block come from its rows of gu only (R x block_targets x B values). Each (source, delay) group's edges are in
 // target order (group_edges), so the segments of a group over the blocks are its edges in their order: the sums are
 // those of the unblocked pass, bitwise.
 #pragma once
