@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "device/kernel_shape.hpp"
 #include "drivers/commands.hpp"
 #include "util/error.hpp"
 #include "util/kokkos_compat.hpp"
@@ -22,6 +23,9 @@ int main(int argc, char** argv) {
   dpointnet::compat::initialize(init);
   int rc = 0;
   try {
+    if (dpointnet::device::process_kernel_shape() == dpointnet::device::KernelShape::Device)
+      dpointnet::log::get()->info("{}=device: every kernel takes its device shape",
+                                  dpointnet::device::kKernelShapeVariable);
     rc = cmds.action();
   } catch (const dpointnet::InputError& e) {
     dpointnet::log::get()->error("{}", e.what());

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/train_run.hpp"
+#include "device/kernel_shape.hpp"
 #include "drivers/train_options.hpp"
 #include "drivers/version.hpp"
 #include "parallel/mpi/mpi_context.hpp"
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   {
     try {
+      (void)dpointnet::device::process_kernel_shape();  // a bad DPOINTNET_KERNEL_SHAPE is an input error
       dpointnet::MpiContext ctx(MPI_COMM_WORLD);
       rc = dpointnet::run_train(cmd, &ctx);
     } catch (const dpointnet::InputError& e) {

@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 #include <string>
 
+#include "device/kernel_shape_choice.hpp"
 #include "util/kokkos_compat.hpp"
 
 namespace dpointnet::cli {
@@ -19,6 +20,9 @@ namespace {
 #endif
 #ifndef DPOINTNET_BUILD_NATIVE_ARCH
 #define DPOINTNET_BUILD_NATIVE_ARCH "?"
+#endif
+#ifndef DPOINTNET_BUILD_DEVICE_FMA
+#define DPOINTNET_BUILD_DEVICE_FMA "?"
 #endif
 
 // The Kokkos backends compiled in, by the names CMake's kokkos_check uses.
@@ -94,9 +98,11 @@ std::string kokkos_device_arch() {
 
 template <class Space>
 std::string shape_of() {
-  return compat::host_execution<Space>
-             ? fmt::format("host (samples vectorized in blocks of {}, one thread per team)", compat::kHostSampleLanes)
-             : std::string("device (teams of threads, up to 32 vector lanes over the samples)");
+  if (!device::device_shape<Space>(device::KernelShape::Auto))
+    return fmt::format("host (samples vectorized in blocks of {}, one thread per team)", compat::kHostSampleLanes);
+  if (!compat::host_execution<Space>) return "device (teams of threads, up to 32 vector lanes over the samples)";
+  return fmt::format("device, asked for by {}=device (teams of up to {} threads, the device's vector lengths)",
+                     device::kKernelShapeVariable, compat::host_team_size_max(Space()));
 }
 
 }  // namespace
@@ -125,7 +131,8 @@ std::string version_text(int concurrency) {
   s += "Kokkos Kernels: no\n";
 #endif
   s += fmt::format("MPI driver dpointnet-mpi: {}\n", DPOINTNET_BUILD_MPI_DRIVER ? "built" : "not built");
-  s += fmt::format("build: {}, host vector ISA (-march=native): {}", DPOINTNET_BUILD_TYPE, DPOINTNET_BUILD_NATIVE_ARCH);
+  s += fmt::format("build: {}, host vector ISA (-march=native): {}, device fused multiply-adds: {}",
+                   DPOINTNET_BUILD_TYPE, DPOINTNET_BUILD_NATIVE_ARCH, DPOINTNET_BUILD_DEVICE_FMA);
   return s;
 }
 

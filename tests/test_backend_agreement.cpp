@@ -1,7 +1,15 @@
-// The same trainer on two Kokkos backends (the default space and Serial): the forward pass is bitwise
-// reproducible by construction (fixed-point drive, deterministic gathers), so the gradients of a batch must be
-// equal, and the losses equal up to the order of the host-side reductions.
+// The same trainer on two Kokkos backends (the default space and Serial). What agrees and how closely
+// (docs/building.md, "Numerics across backends"):
+// * the forward pass (spikes, rates) bitwise on every backend: fixed-point drive (integer sums in any order), and
+//   the neuron step is the same arithmetic everywhere (device code is built without fused multiply-adds);
+// * the gradients bitwise when both backends execute on the host (OpenMP and Serial, in either shape: the same
+//   sums in the same order whatever the thread count); to 1e-13 of the largest gradient when one of them is a
+//   device (its lane reductions sum the samples in a tree);
+// * the losses up to the order of the host-side reductions.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "train/trainer.hpp"
 #include "train_setup.hpp"
@@ -25,11 +33,17 @@ TEST(Backends, TrainerGradientsAgreeAcrossBackends) {
   const auto [ma, ga] = gradients(Kokkos::DefaultExecutionSpace());
   const auto [mb, gb] = gradients(Kokkos::Serial());
   ASSERT_EQ(ga.size(), gb.size());
+  constexpr bool bitwise = compat::host_execution<Kokkos::DefaultExecutionSpace>;
   double norm = 0;
   for (std::size_t q = 0; q < ga.size(); ++q) {
     ASSERT_EQ(ga[q].size(), gb[q].size());
+    double scale = 0;
+    for (const double x : ga[q]) scale = std::max(scale, std::fabs(x));
     for (std::size_t e = 0; e < ga[q].size(); ++e) {
-      EXPECT_EQ(ga[q][e], gb[q][e]) << "surface " << q << " edge " << e;
+      if (bitwise)
+        EXPECT_EQ(ga[q][e], gb[q][e]) << "surface " << q << " edge " << e;
+      else
+        EXPECT_NEAR(ga[q][e], gb[q][e], 1e-13 * scale) << "surface " << q << " edge " << e;
       norm += ga[q][e] * ga[q][e];
     }
   }

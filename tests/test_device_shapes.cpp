@@ -1,6 +1,7 @@
 // The device shapes of the kernels (what a GPU runs: compacted active groups, teams that spread a group's edges,
 // one vector lane per sample, flat (neuron, sample) kernels) run on this host backend, through
-// SimOptions::kernel_shape and TrainConfig::kernel_shape, and are checked against the host shapes of the same
+// SimOptions::kernel_shape and TrainConfig::kernel_shape (Host against Device, whatever DPOINTNET_KERNEL_SHAPE
+// says), and are checked against the host shapes of the same
 // backend. The host shapes are the ones every other test checks against the oracles, so a device shape that
 // indexes, compacts or sums wrongly shows up here, on a CPU, before a GPU runs it.
 // What must agree, and how closely, follows from how each shape sums (docs/training-update.md, "Kernel shapes"):
@@ -73,7 +74,7 @@ void expect_same_simulation() {
   const int B = 3;
   const std::int64_t steps = 60;
   TrainSetup s(300, static_cast<double>(steps), B, train_section(1e-3, 7, 2.0));
-  const auto host = simulate<Real>(s, B, steps, device::KernelShape::Auto);
+  const auto host = simulate<Real>(s, B, steps, device::KernelShape::Host);
   const auto dev = simulate<Real>(s, B, steps, device::KernelShape::Device);
   ASSERT_EQ(host.z.size(), static_cast<std::size_t>(steps * B * s.net.n_neurons));
   ASSERT_EQ(dev.z.size(), host.z.size());
@@ -119,7 +120,7 @@ std::vector<Gradient> gradients(const TrainSetup& s, int B, device::KernelShape 
 // surface's largest gradient, and non-trivial gradients.
 template <class Real>
 void expect_same_gradients(const TrainSetup& s, int B, double rel, int updates = 1) {
-  const auto hs = gradients<Real>(s, B, device::KernelShape::Auto, updates);
+  const auto hs = gradients<Real>(s, B, device::KernelShape::Host, updates);
   const auto ds = gradients<Real>(s, B, device::KernelShape::Device, updates);
   for (int u = 0; u < updates; ++u) {
     SCOPED_TRACE("update " + std::to_string(u));

@@ -1,6 +1,10 @@
-// GoogleTest main that brackets the tests with Kokkos::initialize / finalize.
+// GoogleTest main that brackets the tests with Kokkos::initialize / finalize and reads DPOINTNET_KERNEL_SHAPE.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <exception>
+
+#include "device/kernel_shape_choice.hpp"
 #include "util/kokkos_compat.hpp"
 #include "util/log.hpp"
 
@@ -8,7 +12,21 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   dpointnet::log::init("warn");
   dpointnet::compat::initialize({});
-  const int rc = RUN_ALL_TESTS();
+  int rc = 0;
+  try {
+    // DPOINTNET_KERNEL_SHAPE=device: every test body runs the device shapes (docs/building.md). On stderr: the
+    // test listing of ctest's discovery reads stdout.
+    namespace dd = dpointnet::device;
+    if (dd::device_shape<Kokkos::DefaultExecutionSpace>(dd::KernelShape::Auto) &&
+        dpointnet::compat::host_execution<Kokkos::DefaultExecutionSpace>)
+      std::fprintf(stderr, "[ shapes ] %s=device: device shapes, teams of up to %d threads on %s\n",
+                   dd::kKernelShapeVariable, dpointnet::compat::host_team_size_max(Kokkos::DefaultExecutionSpace()),
+                   Kokkos::DefaultExecutionSpace::name());
+    rc = RUN_ALL_TESTS();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    rc = 2;
+  }
   Kokkos::finalize();
   return rc;
 }

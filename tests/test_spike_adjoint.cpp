@@ -92,7 +92,7 @@ void check_blocks(const int B) {
     sa.wg = {z, grad, ext_base, 0, false};
     sa.tb = device::target_blocks(g, D, N, block_targets, "test.blocks");
     EXPECT_EQ(sa.tb.on(), block_targets > 0 && block_targets < N);
-    device::spike_adjoint(Exec(), sa);
+    device::spike_adjoint(Exec(), sa, device::KernelShape::Host);
     Result r;
     auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.gz);
     auto h2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grad);

@@ -68,6 +68,7 @@ TEST(TargetBlocks, TimedChoiceKeepsTheGradientsOfTheUnblockedPass) {
     train["target_blocks"] = tb;
     TrainSetup s(neurons, 30, B, train, 4, json{{"precision", "float64"}});
     ASSERT_EQ(s.net.n_channels, 4);
+    s.tc.kernel_shape = device::KernelShape::Host;  // a host shape's feature, also under DPOINTNET_KERNEL_SHAPE=device
     Trainer<double, Exec> tr(Exec(), s.net, s.inputs, s.cfg, s.tc, B);
     const auto& choice = tr.target_block_choice();
     if (tb.is_string()) {

@@ -4,12 +4,40 @@
 // Without Kokkos (option structs include it; the fuzz targets build TrainConfig without Kokkos): the choice per
 // execution space is in kernel_shape_choice.hpp.
 #pragma once
+#include <cstdlib>
+#include <string>
+
+#include "util/error.hpp"
 
 namespace dpointnet::device {
 
-// Auto picks the host shape on host execution spaces and the device shape elsewhere; Device runs the device shapes
-// on a host backend too (SimOptions::kernel_shape, TrainConfig::kernel_shape, tests); Host asks for the host shape
-// (tests of the two event-driven kernels on host backends).
+// Auto picks the host shape on host execution spaces and the device shape elsewhere, unless the process asks for
+// the device shapes everywhere (process_kernel_shape()); Device runs the device shapes on a host backend too;
+// Host asks for the host shape (tests of the event-driven kernels on host backends).
 enum class KernelShape { Auto, Host, Device };
+
+inline constexpr const char* kKernelShapeVariable = "DPOINTNET_KERNEL_SHAPE";
+
+// The value of DPOINTNET_KERNEL_SHAPE: unset, empty or "auto" -> Auto; "device" -> Device (every launcher of the
+// process takes its device shape, on host backends with the device's team geometry: the whole suite runs the
+// kernels a GPU runs). Anything else is an InputError naming the variable.
+inline KernelShape parse_kernel_shape_variable(const char* value) {
+  const std::string v = value ? value : "";
+  if (v.empty() || v == "auto") return KernelShape::Auto;
+  if (v == "device") return KernelShape::Device;
+  throw InputError(std::string("environment variable ") + kKernelShapeVariable + "='" + v +
+                   "': expected 'auto' or 'device'");
+}
+
+// The process-wide shape of KernelShape::Auto, read from the environment once (the executables and the test
+// binaries call it at start-up, so a bad value stops them before any work).
+inline KernelShape process_kernel_shape() {
+  static const KernelShape shape = parse_kernel_shape_variable(std::getenv(kKernelShapeVariable));
+  return shape;
+}
+
+inline const char* kernel_shape_name(KernelShape s) {
+  return s == KernelShape::Device ? "device" : (s == KernelShape::Host ? "host" : "auto");
+}
 
 }  // namespace dpointnet::device

@@ -5,13 +5,16 @@
 
 namespace dpointnet::device {
 
+// Device on device spaces; on host spaces when asked for, by the option or by DPOINTNET_KERNEL_SHAPE=device.
 template <class ExecSpace>
 inline bool device_shape(KernelShape s) {
-  return s == KernelShape::Device || (s == KernelShape::Auto && !compat::host_execution<ExecSpace>);
+  if (s == KernelShape::Device) return true;
+  if (s == KernelShape::Host) return false;
+  return !compat::host_execution<ExecSpace> || process_kernel_shape() == KernelShape::Device;
 }
 // Whether a launcher takes its host shape: only on host execution spaces (host shapes use host-only code, so a
 // launcher keeps them in an `if constexpr (compat::host_execution<ExecSpace>)` branch), and not when the device
-// shape is asked for (tests and `KernelShape` options run the device shapes on a host backend).
+// shape is asked for.
 template <class ExecSpace>
 inline bool host_shape(KernelShape s) {
   return compat::host_execution<ExecSpace> && !device_shape<ExecSpace>(s);

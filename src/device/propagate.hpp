@@ -172,7 +172,7 @@ void propagate(const ExecSpace& space, const char* label, const PropagateFunctor
     if (f.zero_first) fill(space, f.u, std::int64_t(0));
     compact_active_groups(space, f.e, RingActivity<Activity, MemSpace>{f.ring, f.D, f.s_min}, f.t, f.D, B);
     const int league = active_group_league(f.e.n_sources * f.D);
-    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(space, league, Kokkos::AUTO), f);
+    Kokkos::parallel_for(label, compat::auto_team_policy<ExecSpace>(space, league), f);
   } else {
     Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, typename F::PerSample>(space, 0, B), f);
   }

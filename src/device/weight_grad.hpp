@@ -197,8 +197,7 @@ void weight_grad(const ExecSpace& space, const char* label, const WeightGradFunc
                           f.B);
     const int league = active_group_league(f.n_groups);
     Kokkos::parallel_for(
-        label,
-        Kokkos::TeamPolicy<ExecSpace, typename F::ActiveTeams>(space, league, Kokkos::AUTO, Teams::vector_length(f.B)),
+        label, compat::auto_team_policy<ExecSpace, typename F::ActiveTeams>(space, league, Teams::vector_length(f.B)),
         f);
   } else {
     Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>(f.n_groups), 1, 1), f);

@@ -77,22 +77,52 @@ inline constexpr bool host_execution = Kokkos::SpaceAccessibility<ExecSpace, Kok
 // Samples per register block in the host shape of the samples-fastest kernels.
 inline constexpr int kHostSampleLanes = 16;
 
-// Team shape for kernels whose vector lanes run over the B samples: host spaces vectorize the lane loop
-// themselves (one thread, vector length 1); devices get B lanes (a power of two, at most 32) and several
-// threads per team.
+// The largest team a host backend runs (OpenMP: its threads, at most 64; Serial: 1). Device shapes run on host
+// backends only when asked for (tests, DPOINTNET_KERNEL_SHAPE=device); they then take teams of this many threads,
+// so that the team splits, index mappings and tails of the device kernels execute.
+template <class ExecSpace>
+int host_team_size_max(const ExecSpace& space) {
+  struct NoOp {
+    KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<ExecSpace>::member_type&) const {}
+  };
+  return Kokkos::TeamPolicy<ExecSpace>(space, 1, 1).team_size_max(NoOp{}, Kokkos::ParallelForTag{});
+}
+
+// A team policy of the device shapes whose team size the backend picks (Kokkos::AUTO); host backends get teams of
+// host_team_size_max threads instead (Kokkos::AUTO resolves to one thread there).
+template <class ExecSpace, class... Tags>
+Kokkos::TeamPolicy<ExecSpace, Tags...> auto_team_policy(const ExecSpace& space, int league, int vector_length = 1) {
+  if constexpr (host_execution<ExecSpace>)
+    return Kokkos::TeamPolicy<ExecSpace, Tags...>(space, league, host_team_size_max(space), vector_length);
+  else
+    return Kokkos::TeamPolicy<ExecSpace, Tags...>(space, league, Kokkos::AUTO, vector_length);
+}
+
+// Team shape for the device shapes of kernels whose vector lanes run over the B samples: B lanes (a power of two,
+// at most 32) and 128 / lanes threads per team (4 at 32 lanes). Host backends (device shapes asked for) take the
+// same vector length (their vector loops run in one thread) and as many threads as they have, at most the
+// device's count.
 template <class ExecSpace>
 struct SampleTeams {
-  static constexpr bool host = host_execution<ExecSpace>;
   static int vector_length(int B) {
-    if (host) return 1;
     int v = 1;
     while (v < B && v < 32) v *= 2;
     return v;
   }
-  static int team_size(int B) { return host ? 1 : (vector_length(B) >= 32 ? 4 : 128 / vector_length(B)); }
-  // Teams of team_size(B) threads covering `items` work items.
+  static int device_team_size(int B) { return vector_length(B) >= 32 ? 4 : 128 / vector_length(B); }
+  static int team_size(const ExecSpace& space, int B) {
+    const int ts = device_team_size(B);
+    if constexpr (host_execution<ExecSpace>) {
+      const int host = host_team_size_max(space);
+      return host < ts ? host : ts;
+    } else {
+      (void)space;
+      return ts;
+    }
+  }
+  // Teams of team_size threads covering `items` work items.
   static Kokkos::TeamPolicy<ExecSpace> policy(const ExecSpace& space, std::int64_t items, int B) {
-    const int ts = team_size(B);
+    const int ts = team_size(space, B);
     return Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>((items + ts - 1) / ts), ts, vector_length(B));
   }
 };

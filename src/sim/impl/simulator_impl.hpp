@@ -268,7 +268,8 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
     const bool random = !in->spec.silent && in->spec.kind != InputKind::SpikeFile;
     if (!random) {
       const std::size_t slot_size = in->ring.extent(1) * in->ring.extent(2);
-      device::fill(space_, &in->ring(slot_now, 0, 0), slot_size, std::uint16_t(0));
+      device::fill(space_, in->ring.data() + static_cast<std::size_t>(slot_now) * slot_size, slot_size,
+                   std::uint16_t(0));
     }
     if (in->spec.silent) continue;
     if (in->spec.kind == InputKind::SpikeFile) {
@@ -295,8 +296,10 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   // record (only for a sink: training records nothing here)
   if (rec_index >= 0) {
     const std::size_t bn = static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_);
-    device::copy(space_, &rec_z_(rec_index, 0, 0), &z_ring_(slot_now, 0, 0), bn);
-    if (opt_.record_v) device::copy(space_, &rec_v_(rec_index, 0, 0), v_step_.data(), bn);
+    device::copy(space_, rec_z_.data() + static_cast<std::size_t>(rec_index) * bn,
+                 z_ring_.data() + static_cast<std::size_t>(slot_now) * bn, bn);
+    if (opt_.record_v)
+      device::copy(space_, rec_v_.data() + static_cast<std::size_t>(rec_index) * bn, v_step_.data(), bn);
   }
   if (hook_) hook_(t, slot_now);
   ++t_;
