@@ -101,8 +101,9 @@ std::string shape_of() {
   if (!device::device_shape<Space>(device::KernelShape::Auto))
     return fmt::format("host (samples vectorized in blocks of {}, one thread per team)", compat::kHostSampleLanes);
   if (!compat::host_execution<Space>) return "device (teams of threads, up to 32 vector lanes over the samples)";
-  return fmt::format("device, asked for by {}=device (teams of up to {} threads, the device's vector lengths)",
-                     device::kKernelShapeVariable, compat::host_team_size_max(Space()));
+  // (no instance of the space here: --version runs without initializing Kokkos)
+  return fmt::format("device, asked for by {}=device (teams of the backend's threads, the device's vector lengths)",
+                     device::kKernelShapeVariable);
 }
 
 }  // namespace

@@ -17,11 +17,14 @@ int main(int argc, char** argv) {
     // DPOINTNET_KERNEL_SHAPE=device: every test body runs the device shapes (docs/building.md). On stderr: the
     // test listing of ctest's discovery reads stdout.
     namespace dd = dpointnet::device;
-    if (dd::device_shape<Kokkos::DefaultExecutionSpace>(dd::KernelShape::Auto) &&
-        dpointnet::compat::host_execution<Kokkos::DefaultExecutionSpace>)
-      std::fprintf(stderr, "[ shapes ] %s=device: device shapes, teams of up to %d threads on %s\n",
-                   dd::kKernelShapeVariable, dpointnet::compat::host_team_size_max(Kokkos::DefaultExecutionSpace()),
-                   Kokkos::DefaultExecutionSpace::name());
+    using Space = Kokkos::DefaultExecutionSpace;
+    if constexpr (dpointnet::compat::host_execution<Space>) {
+      if (dd::device_shape<Space>(dd::KernelShape::Auto))
+        std::fprintf(stderr, "[ shapes ] %s=device: device shapes, teams of up to %d threads on %s\n",
+                     dd::kKernelShapeVariable, dpointnet::compat::host_team_size_max(Space()), Space::name());
+    } else {
+      (void)dd::process_kernel_shape();  // a bad value stops the binary here
+    }
     rc = RUN_ALL_TESTS();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -75,7 +75,7 @@ TargetBlockChoice choose_target_blocks(const ExecSpace& space,
       const std::size_t i = round % 2 == 0 ? q : candidates.size() - 1 - q;
       SpikeAdjointFunctor<Real, Acc, ExecSpace> f = make(t_first);
       f.tb = target_blocks(e, D, n_targets, block_targets_for(n_targets, candidates[i]), "edges.recurrent.calibration");
-      spike_adjoint(space, f);
+      spike_adjoint(space, f, KernelShape::Host);
       space.fence();
       for (int k = 0; k < steps; ++k) {
         const auto tb = f.tb;
@@ -83,7 +83,7 @@ TargetBlockChoice choose_target_blocks(const ExecSpace& space,
         f.tb = tb;
         evict();  // untimed
         const auto s0 = clock::now();
-        spike_adjoint(space, f);
+        spike_adjoint(space, f, KernelShape::Host);
         space.fence();
         const double s = std::chrono::duration<double>(clock::now() - s0).count();
         choice.timings[i].seconds_per_step = std::min(choice.timings[i].seconds_per_step, s);

@@ -81,11 +81,13 @@ inline constexpr int kHostSampleLanes = 16;
 // backends only when asked for (tests, DPOINTNET_KERNEL_SHAPE=device); they then take teams of this many threads,
 // so that the team splits, index mappings and tails of the device kernels execute.
 template <class ExecSpace>
+struct TeamSizeProbe {  // an empty team kernel, for team_size_max (a local class is no kernel for nvcc)
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<ExecSpace>::member_type&) const {}
+};
+template <class ExecSpace>
 int host_team_size_max(const ExecSpace& space) {
-  struct NoOp {
-    KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<ExecSpace>::member_type&) const {}
-  };
-  return Kokkos::TeamPolicy<ExecSpace>(space, 1, 1).team_size_max(NoOp{}, Kokkos::ParallelForTag{});
+  static_assert(host_execution<ExecSpace>, "host_team_size_max: a host execution space");
+  return Kokkos::TeamPolicy<ExecSpace>(space, 1, 1).team_size_max(TeamSizeProbe<ExecSpace>{}, Kokkos::ParallelForTag{});
 }
 
 // A team policy of the device shapes whose team size the backend picks (Kokkos::AUTO); host backends get teams of

@@ -59,7 +59,9 @@ def main():
         fail(f"precisions line {fields.get('precisions')!r}")
     space = fields.get("default execution space", "")
     shapes = fields.get("kernel shapes", "")
-    device = any(b in backends for b in ("CUDA", "HIP", "SYCL", "OPENMPTARGET"))
+    # device shapes on a device backend, or when DPOINTNET_KERNEL_SHAPE=device asks for them everywhere
+    device = any(b in backends for b in ("CUDA", "HIP", "SYCL", "OPENMPTARGET")) or \
+        os.environ.get("DPOINTNET_KERNEL_SHAPE") == "device"
     if not shapes.startswith(f"{space}: {'device' if device else 'host'}"):
         fail(f"kernel shapes {shapes!r} for default space {space!r} (device backend: {device})")
     want_mpi = "built" if a.mpi_driver else "not built"
