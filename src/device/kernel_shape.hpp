@@ -13,7 +13,7 @@ namespace dpointnet::device {
 
 // Auto picks the host shape on host execution spaces and the device shape elsewhere, unless the process asks for
 // the device shapes everywhere (process_kernel_shape()); Device runs the device shapes on a host backend too;
-// Host asks for the host shape (tests of the event-driven kernels on host backends).
+// Host asks for the host shape (host-only features: target blocks and their calibration; tests).
 enum class KernelShape { Auto, Host, Device };
 
 inline constexpr const char* kKernelShapeVariable = "DPOINTNET_KERNEL_SHAPE";
@@ -34,10 +34,6 @@ inline KernelShape parse_kernel_shape_variable(const char* value) {
 inline KernelShape process_kernel_shape() {
   static const KernelShape shape = parse_kernel_shape_variable(std::getenv(kKernelShapeVariable));
   return shape;
-}
-
-inline const char* kernel_shape_name(KernelShape s) {
-  return s == KernelShape::Device ? "device" : (s == KernelShape::Host ? "host" : "auto");
 }
 
 }  // namespace dpointnet::device
