@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "app/prepare_run.hpp"
 #include "bench_network.hpp"
 #include "config/simulation_config.hpp"
 #include "device/target_blocks.hpp"
@@ -58,8 +59,8 @@ double triad_bytes_per_s(std::int64_t n) {
 template <class Real>
 void print_target_blocks(const Trainer<Real>& tr) {
   if (!compat::host_execution<Kokkos::DefaultExecutionSpace>) return;
-  const auto& c = tr.target_block_choice();
-  fmt::print("target blocks: {}{}\n", tr.target_blocks(),
+  const auto& c = tr.engine().target_block_choice();
+  fmt::print("target blocks: {}{}\n", tr.engine().target_blocks(),
              c.timings.empty() ? std::string(" (not timed)")
                                : fmt::format(" (timed in {:.2f} s; per step {})", c.seconds, c.timings_text()));
 }
@@ -166,7 +167,8 @@ int run(int argc, char** argv) {
     auto inputs = prepare_inputs(cfg, net, tc.total_steps(cfg));
     auto run = [&](auto tag) {
       using Real = decltype(tag);
-      Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), net, inputs, cfg, tc, batch);
+      const PreparedRun tr_run = prepare_run(cfg, net, tc, 1, batch);
+      Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), tr_run);
       print_target_blocks(tr);
       tr.train_step();  // warm-up
       std::unique_ptr<KernelClock> clock;
@@ -207,7 +209,7 @@ int run(int argc, char** argv) {
             "({:.0f} % of the triad; active groups {:.1f} %)\n",
             triad / 1e9, bytes / 1e9, sum.t_backward / u, bytes / (sum.t_backward / u) / 1e9,
             100.0 * bytes / (sum.t_backward / u) / triad, 100.0 * active);
-        gather_ceiling<Real>(net, steps, batch, clock->seconds(0) / u, tr.target_blocks());
+        gather_ceiling<Real>(net, steps, batch, clock->seconds(0) / u, tr.engine().target_blocks());
         // the spike counts of the last update: [B][v N, counts N] (Trainer::terminal_state)
         const std::vector<double> state = tr.terminal_state();
         std::vector<double> spikes;

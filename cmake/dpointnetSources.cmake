@@ -42,6 +42,7 @@ set(DP_SOURCES_DEVICE
   src/app/gradient_check.cpp
   src/app/output_dir.cpp
   src/app/preemption.cpp
+  src/app/prepare_run.cpp
   src/app/plan_run.cpp
   src/app/rate_record.cpp
   src/app/run_record.cpp

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/prepare_run.hpp"
 #include "train/trainer.hpp"
 #include "train_setup.hpp"
 #include "util/kokkos_compat.hpp"
@@ -23,11 +24,12 @@ TEST(Backends, TrainerGradientsAgreeAcrossBackends) {
   TrainSetup s(300, 40.0, 3, train_section(1e-3, 7, 2.0));
   auto gradients = [&](auto space) {
     using Space = decltype(space);
-    Trainer<double, Space> tr(space, s.net, s.inputs, s.cfg, s.tc, 3);
+    const PreparedRun tr_run = prepare_run(s.cfg, s.net, s.tc, 1, 3);
+    Trainer<double, Space> tr(space, tr_run);
     const StepMetrics m = tr.compute_gradient(5);
     std::vector<std::vector<double>> g;
-    for (int q = 0; q < tr.n_surfaces(); ++q)
-      if (tr.surface_trainable(q)) g.push_back(tr.get(q, Trainer<double, Space>::Field::Gradient));
+    for (int q = 0; q < tr.weights().size(); ++q)
+      if (tr.weights()[q].trainable) g.push_back(tr.weights().get(q, Trainer<double, Space>::Field::Gradient));
     return std::make_pair(m, g);
   };
   const auto [ma, ga] = gradients(Kokkos::DefaultExecutionSpace());

@@ -1,10 +1,10 @@
 // The device shapes of the kernels (what a GPU runs: compacted active groups, teams that spread a group's edges,
 // one vector lane per sample, flat (neuron, sample) kernels) run on this host backend, through
-// SimOptions::kernel_shape and TrainConfig::kernel_shape (Host against Device, whatever DPOINTNET_KERNEL_SHAPE
-// says), and are checked against the host shapes of the same
-// backend. The host shapes are the ones every other test checks against the oracles, so a device shape that
-// indexes, compacts or sums wrongly shows up here, on a CPU, before a GPU runs it.
-// What must agree, and how closely, follows from how each shape sums (docs/training-update.md, "Kernel shapes"):
+// SimOptions::kernel_shape and the trainer's kernel shape (detail::TrainerTestAccess) (Host against Device, whatever
+// DPOINTNET_KERNEL_SHAPE says), and are checked against the host shapes of the same backend. The host shapes are the
+// ones every other test checks against the oracles, so a device shape that indexes, compacts or sums wrongly shows up
+// here, on a CPU, before a GPU runs it. What must agree, and how closely, follows from how each shape sums
+// (docs/training-update.md, "Kernel shapes"):
 // * the forward pass: bitwise (fixed-point drive: integer sums in any order; the neuron step is the same
 //   arithmetic in both shapes);
 // * the spike adjoint: bitwise (both add each source's edges in edge order, delays ascending);
@@ -18,8 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "app/prepare_run.hpp"
 #include "sim/simulator.hpp"
 #include "test_execspace.hpp"
+#include "train/detail/trainer_test_access.hpp"
 #include "train/trainer.hpp"
 #include "train_setup.hpp"
 #include "util/kokkos_compat.hpp"
@@ -98,16 +100,16 @@ struct Gradient {
 // `updates` training steps (gradient, then Adam) from sample 5 on, each step's metrics and gradients.
 template <class Real>
 std::vector<Gradient> gradients(const TrainSetup& s, int B, device::KernelShape shape, int updates) {
-  TrainConfig tc = s.tc;
-  tc.kernel_shape = shape;
-  Trainer<Real, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, tc, B);
+  const PreparedRun tr_run = prepare_run(s.cfg, s.net, s.tc, 1, B);
+  auto trainer = detail::TrainerTestAccess::make<Real>(TEST_EXECSPACE(), tr_run, shape);
+  auto& tr = *trainer;
   std::vector<Gradient> out;
   for (int u = 0; u < updates; ++u) {
     Gradient g;
     g.m = tr.compute_gradient(5 + std::int64_t(u) * B);
-    for (int q = 0; q < tr.n_surfaces(); ++q)
-      if (tr.surface_trainable(q)) {
-        const auto v = tr.get(q, Trainer<Real, TEST_EXECSPACE>::Field::Gradient);
+    for (int q = 0; q < tr.weights().size(); ++q)
+      if (tr.weights()[q].trainable) {
+        const auto v = tr.weights().get(q, Trainer<Real, TEST_EXECSPACE>::Field::Gradient);
         g.g.emplace_back(v.begin(), v.end());
       }
     out.push_back(std::move(g));

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "app/prepare_run.hpp"
 #include "network/live_channels.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
@@ -105,10 +106,11 @@ TEST(LiveChannels, SkippingChannelsWithoutInputsChangesNoValue) {
 
   using Tr = Trainer<float, TEST_EXECSPACE>;
   auto run = [&](const Network& net, std::vector<std::vector<double>>& g) {
-    Tr tr(TEST_EXECSPACE(), net, s.inputs, s.cfg, s.tc, 3);
+    const PreparedRun tr_run = prepare_run(s.cfg, net, s.tc, 1, 3);
+    Tr tr(TEST_EXECSPACE(), tr_run);
     const StepMetrics m = tr.compute_gradient(0);
-    for (int q = 0; q < tr.n_surfaces(); ++q)
-      if (tr.surface_trainable(q)) g.push_back(tr.get(q, Tr::Field::Gradient));
+    for (int q = 0; q < tr.weights().size(); ++q)
+      if (tr.weights()[q].trainable) g.push_back(tr.weights().get(q, Tr::Field::Gradient));
     return m.loss;
   };
   std::vector<std::vector<double>> g_skip, g_full;

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "app/prepare_run.hpp"
 #include "train/memory_plan.hpp"
 #include "train/trainer.hpp"
 #include "train_setup.hpp"
@@ -48,10 +49,11 @@ TEST(MemoryPlan, PredictsThePeakOfATrainingUpdate) {
     E::set_allocate_data_callback(on_alloc);
     E::set_deallocate_data_callback(on_free);
     {
-      Trainer<float> tr(Kokkos::DefaultExecutionSpace(), s.net, s.inputs, s.cfg, s.tc, c.batch);
+      const PreparedRun tr_run = prepare_run(s.cfg, s.net, s.tc, 1, c.batch);
+      Trainer<float> tr(Kokkos::DefaultExecutionSpace(), tr_run);
       tr.compute_gradient(0);
       tr.apply_update();
-      if (c.carry) tr.compute_gradient(tr.adam_step());  // from the carried states
+      if (c.carry) tr.compute_gradient(tr.updates_done());  // from the carried states
     }
     E::set_allocate_data_callback(nullptr);
     E::set_deallocate_data_callback(nullptr);

@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "app/prepare_run.hpp"
 #include "device/edge_layout.hpp"
 #include "test_execspace.hpp"
+#include "train/detail/trainer_test_access.hpp"
 #include "train/trainer.hpp"
 #include "train_setup.hpp"
 
@@ -87,11 +89,12 @@ void check_step_budget(const char* dynamics, device::KernelShape shape = device:
   const int T = 40, C = 8, B = 3;
   TrainSetup s(300, T, B, train_section(1e-3, C, 2.0), 4, json{{"dynamics", dynamics}});
   ASSERT_EQ(dynamics_name(s.net.dynamics), std::string(dynamics));
-  s.tc.kernel_shape = shape;
-  Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, s.tc, B);
+  const PreparedRun tr_run = prepare_run(s.cfg, s.net, s.tc, 1, B);
+  auto trainer = detail::TrainerTestAccess::make<float>(TEST_EXECSPACE(), tr_run, shape);
+  auto& tr = *trainer;
   const int n_inputs = static_cast<int>(s.inputs.size());
   int n_trainable = 0;
-  for (int q = 0; q < tr.n_surfaces(); ++q) n_trainable += tr.surface_trainable(q);
+  for (int q = 0; q < tr.weights().size(); ++q) n_trainable += tr.weights()[q].trainable;
   ToolsGuard tools;
   // positive controls: the callbacks see a fence and a deep copy inside a region
   {

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "app/prepare_run.hpp"
 #include "device/target_block_calibration.hpp"
 #include "device/target_blocks.hpp"
 #include "test_execspace.hpp"
+#include "train/detail/trainer_test_access.hpp"
 #include "train/trainer.hpp"
 #include "train_setup.hpp"
 #include "util/host_caches.hpp"
@@ -68,21 +70,23 @@ TEST(TargetBlocks, TimedChoiceKeepsTheGradientsOfTheUnblockedPass) {
     train["target_blocks"] = tb;
     TrainSetup s(neurons, 30, B, train, 4, json{{"precision", "float64"}});
     ASSERT_EQ(s.net.n_channels, 4);
-    s.tc.kernel_shape = device::KernelShape::Host;  // a host shape's feature, also under DPOINTNET_KERNEL_SHAPE=device
-    Trainer<double, Exec> tr(Exec(), s.net, s.inputs, s.cfg, s.tc, B);
-    const auto& choice = tr.target_block_choice();
+    const PreparedRun tr_run = prepare_run(s.cfg, s.net, s.tc, 1, B);
+    // a host shape's feature, also under DPOINTNET_KERNEL_SHAPE=device
+    auto trainer = detail::TrainerTestAccess::make<double>(Exec(), tr_run, device::KernelShape::Host);
+    auto& tr = *trainer;
+    const auto& choice = tr.engine().target_block_choice();
     if (tb.is_string()) {
       ASSERT_EQ(choice.timings.size(), 4u) << "1, 2, 4 and 8 blocks timed";
       for (const auto& t : choice.timings) EXPECT_GT(t.seconds_per_step, 0.0);
-      EXPECT_EQ(tr.target_blocks(), device::pick_target_blocks(choice.timings));
+      EXPECT_EQ(tr.engine().target_blocks(), device::pick_target_blocks(choice.timings));
     } else {
       EXPECT_TRUE(choice.timings.empty());
-      EXPECT_EQ(tr.target_blocks(), tb.get<int>());
+      EXPECT_EQ(tr.engine().target_blocks(), tb.get<int>());
     }
     losses.push_back(tr.compute_gradient(0).loss);
     std::vector<std::vector<double>> g;
-    for (int q = 0; q < tr.n_surfaces(); ++q)
-      if (tr.surface_trainable(q)) g.push_back(tr.get(q, Trainer<double, Exec>::Field::Gradient));
+    for (int q = 0; q < tr.weights().size(); ++q)
+      if (tr.weights()[q].trainable) g.push_back(tr.weights().get(q, Trainer<double, Exec>::Field::Gradient));
     grads.push_back(g);
   }
   double norm = 0;

@@ -1,9 +1,11 @@
-// Trainer properties (issue 3, evidence 2, 4, 5). Gradients themselves are checked against the independent
-// PyTorch oracle in regression/test_gradient_oracle.py.
+// Trainer properties: the segment interval does not change gradients, the sign constraint, frozen surfaces, a
+// target rate reached by training, accumulated micro-batches equal one larger batch. Gradients themselves are checked
+// against the independent PyTorch oracle in regression/test_gradient_oracle.py.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "app/prepare_run.hpp"
 #include "config/simulation_config.hpp"
 #include "generator/network_generator.hpp"
 #include "inputs/input_schedule.hpp"
@@ -25,12 +27,13 @@ TEST(Trainer, CheckpointIntervalDoesNotChangeGradients) {
   std::vector<double> losses;
   for (int C : {1, 25, T}) {
     TrainSetup s(80, T, 3, train_section(0.01, C, 5.0));
-    Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, s.tc, 3);
+    const PreparedRun tr_run = prepare_run(s.cfg, s.net, s.tc, 1, 3);
+    Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), tr_run);
     StepMetrics m = tr.compute_gradient(0);
     losses.push_back(m.loss);
     std::vector<std::vector<double>> g;
-    for (int q = 0; q < tr.n_surfaces(); ++q)
-      if (tr.surface_trainable(q)) g.push_back(tr.get(q, Trainer<float, TEST_EXECSPACE>::Field::Gradient));
+    for (int q = 0; q < tr.weights().size(); ++q)
+      if (tr.weights()[q].trainable) g.push_back(tr.weights().get(q, Trainer<float, TEST_EXECSPACE>::Field::Gradient));
     grads.push_back(g);
   }
   double norm = 0;
@@ -46,23 +49,24 @@ TEST(Trainer, CheckpointIntervalDoesNotChangeGradients) {
 // Sign constraints hold after every update; frozen surfaces stay bit-identical.
 TEST(Trainer, SignConstraintAndFrozenSurfaces) {
   TrainSetup s(80, 50, 2, train_section(0.05, 25, 1.0));
-  Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, s.tc, 2);
+  const PreparedRun tr_run = prepare_run(s.cfg, s.net, s.tc, 1, 2);
+  Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), tr_run);
   using F = Trainer<float, TEST_EXECSPACE>::Field;
   std::vector<std::vector<double>> frozen_before;
-  for (int q = 0; q < tr.n_surfaces(); ++q)
-    if (!tr.surface_trainable(q)) frozen_before.push_back(tr.get(q, F::Weight));
+  for (int q = 0; q < tr.weights().size(); ++q)
+    if (!tr.weights()[q].trainable) frozen_before.push_back(tr.weights().get(q, F::Weight));
   ASSERT_EQ(frozen_before.size(), 1u) << "bkg is frozen";
   std::size_t clamped = 0, moved = 0;
   for (int step = 0; step < 4; ++step) {
     tr.train_step();
-    for (int q = 0; q < tr.n_surfaces(); ++q) {
-      if (!tr.surface_trainable(q)) continue;
-      const auto w = tr.get(q, F::Weight), w0 = tr.get(q, F::InitialWeight);
+    for (int q = 0; q < tr.weights().size(); ++q) {
+      if (!tr.weights()[q].trainable) continue;
+      const auto w = tr.weights().get(q, F::Weight), w0 = tr.weights().get(q, F::InitialWeight);
       for (std::size_t e = 0; e < w.size(); ++e) {
         if (w0[e] >= 0) {
-          ASSERT_GE(w[e], 0.0) << tr.surface_name(q) << " edge " << e << " step " << step;
+          ASSERT_GE(w[e], 0.0) << tr.weights()[q].name << " edge " << e << " step " << step;
         } else {
-          ASSERT_LE(w[e], 0.0) << tr.surface_name(q) << " edge " << e << " step " << step;
+          ASSERT_LE(w[e], 0.0) << tr.weights()[q].name << " edge " << e << " step " << step;
         }
         clamped += (w[e] == 0.0 && w0[e] != 0.0);
         moved += (w[e] != w0[e]);
@@ -72,8 +76,8 @@ TEST(Trainer, SignConstraintAndFrozenSurfaces) {
   EXPECT_GT(moved, 0u);
   EXPECT_GT(clamped, 0u) << "with a large learning rate some weights reach zero, so the constraint is exercised";
   std::size_t k = 0;
-  for (int q = 0; q < tr.n_surfaces(); ++q)
-    if (!tr.surface_trainable(q)) EXPECT_EQ(tr.get(q, F::Weight), frozen_before[k++]);
+  for (int q = 0; q < tr.weights().size(); ++q)
+    if (!tr.weights()[q].trainable) EXPECT_EQ(tr.weights().get(q, F::Weight), frozen_before[k++]);
 }
 
 // Learning works: TargetFiringRate moves the mean rate from its initial value to within 10 % of a target that
@@ -84,7 +88,8 @@ TEST(Trainer, TargetFiringRateTrainingReachesTheTarget) {
             {"losses", {{{"type", "TargetFiringRate"}, {"cost", 1.0}, {"target", 5.0}}}},
             {"optimizer", {{"lr", 0.01}}}};
   TrainSetup s(100, 200, 4, t);
-  Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, s.tc, 4);
+  const PreparedRun tr_run = prepare_run(s.cfg, s.net, s.tc, 1, 4);
+  Trainer<float, TEST_EXECSPACE> tr(TEST_EXECSPACE(), tr_run);
   const double initial = tr.compute_gradient(0).rate_hz;
   ASSERT_GT(initial, 10.0) << "the target must differ from the initial rate by a factor of 2 or more";
   std::vector<double> rates;
@@ -102,8 +107,10 @@ TEST(Trainer, AccumulatedMicroBatchesEqualOneLargerBatch) {
   TrainSetup s(120, 30, 8, train_section(0.01, 7, 5.0));
   TrainConfig tk = s.tc;
   tk.accumulate = 2;
-  Tr big(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, s.tc, 8);
-  Tr acc(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, tk, 4);
+  const PreparedRun big_run = prepare_run(s.cfg, s.net, s.tc, 1, 8);
+  Tr big(TEST_EXECSPACE(), big_run);
+  const PreparedRun acc_run = prepare_run(s.cfg, s.net, tk, 1, 4);
+  Tr acc(TEST_EXECSPACE(), acc_run);
   const StepMetrics mb = big.compute_gradient(16), ma = acc.compute_gradient(16);
   EXPECT_GT(mb.rate_hz, 0.5) << "the network must spike";
   EXPECT_NEAR(ma.loss, mb.loss, 1e-12 * std::fabs(mb.loss));
@@ -113,10 +120,10 @@ TEST(Trainer, AccumulatedMicroBatchesEqualOneLargerBatch) {
     EXPECT_NEAR(ma.loss_terms[q], mb.loss_terms[q], 1e-12 * std::fabs(mb.loss_terms[q]) + 1e-300) << "term " << q;
   big.apply_update();
   acc.apply_update();
-  for (int q = 0; q < big.n_surfaces(); ++q) {
-    if (!big.surface_trainable(q)) continue;
+  for (int q = 0; q < big.weights().size(); ++q) {
+    if (!big.weights()[q].trainable) continue;
     for (const auto f : {Tr::Field::Gradient, Tr::Field::Weight}) {
-      const auto a = acc.get(q, f), b = big.get(q, f);
+      const auto a = acc.weights().get(q, f), b = big.weights().get(q, f);
       double d2 = 0, n2 = 0;
       for (std::size_t k = 0; k < b.size(); ++k) {
         d2 += (a[k] - b[k]) * (a[k] - b[k]);
@@ -127,7 +134,8 @@ TEST(Trainer, AccumulatedMicroBatchesEqualOneLargerBatch) {
     }
   }
   // a different split of the same samples is not the same batch: the check can fail
-  Tr other(TEST_EXECSPACE(), s.net, s.inputs, s.cfg, tk, 4);
+  const PreparedRun other_run = prepare_run(s.cfg, s.net, tk, 1, 4);
+  Tr other(TEST_EXECSPACE(), other_run);
   const StepMetrics mo = other.compute_gradient(20);
   EXPECT_GT(std::fabs(mo.loss - mb.loss), 1e-9 * std::fabs(mb.loss)) << "samples 20..27 are another batch";
 }

@@ -12,17 +12,17 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
   Trainer<Real>& tr = rs.chief();
   ReplicaContext& ctx = rs.context();
   const int K = std::max(1, updates);
-  const auto S = static_cast<std::size_t>(tr.n_surfaces());
+  const auto S = static_cast<std::size_t>(tr.weights().size());
   std::vector<std::vector<double>> hist(S), grads;
-  for (std::size_t s = 0; s < S; ++s) hist[s] = tr.get(static_cast<int>(s), F::Weight);
+  for (std::size_t s = 0; s < S; ++s) hist[s] = tr.weights().get(static_cast<int>(s), F::Weight);
   std::vector<StepMetrics> ms;
   std::vector<double> terminal, violations;
   const std::size_t per = 2 * static_cast<std::size_t>(net.n_neurons);
   for (int k = 0; k < K; ++k) {
-    const std::int64_t base = rs.schedule().first_sample(tr.adam_step(), 0);  // first sample of this update
-    ms.push_back(rs.compute(tr.adam_step()));
+    const std::int64_t base = rs.schedule().first_sample(tr.updates_done(), 0);  // first sample of this update
+    ms.push_back(rs.compute(tr.updates_done()));
     if (k == 0) {
-      for (std::size_t s = 0; s < S; ++s) grads.push_back(tr.get(static_cast<int>(s), F::Gradient));
+      for (std::size_t s = 0; s < S; ++s) grads.push_back(tr.weights().get(static_cast<int>(s), F::Gradient));
       // terminal states of the first global batch, gathered by a sum into global slots
       terminal.assign(per * static_cast<std::size_t>(rs.schedule().global_batch()), 0.0);
       for (int r = 0; r < rs.n_local(); ++r) {
@@ -35,11 +35,11 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
     }
     rs.update();
     double bad = 0;
-    for (int r = 0; r < rs.n_local(); ++r) bad += static_cast<double>(rs.local(r).sign_violations());
+    for (int r = 0; r < rs.n_local(); ++r) bad += static_cast<double>(rs.local(r).weights().sign_violations());
     ctx.allreduce_sum(&bad, 1);
     violations.push_back(bad);
     for (std::size_t s = 0; s < S; ++s) {
-      const auto w = tr.get(static_cast<int>(s), F::Weight);
+      const auto w = tr.weights().get(static_cast<int>(s), F::Weight);
       hist[s].insert(hist[s].end(), w.begin(), w.end());
     }
   }
@@ -60,9 +60,9 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
   for (std::size_t s = 0; s < S; ++s) {
     const auto& h = hist[s];
     const int si = static_cast<int>(s);
-    f.write_double_2d("/weights/" + tr.surface_name(si), h, static_cast<std::size_t>(K) + 1,
+    f.write_double_2d("/weights/" + tr.weights()[si].name, h, static_cast<std::size_t>(K) + 1,
                       h.size() / (static_cast<std::size_t>(K) + 1));
-    if (tr.surface_trainable(si)) f.write_double("/grad/" + tr.surface_name(si), grads[s]);
+    if (tr.weights()[si].trainable) f.write_double("/grad/" + tr.weights()[si].name, grads[s]);
   }
   log::get()->info("gradient check: {} update(s), first loss {:.9g}, rate {:.4f} Hz, |grad| {:.6g}; wrote {}", K,
                    ms[0].loss, ms[0].rate_hz, ms[0].grad_norm, out);

@@ -4,6 +4,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "app/prepare_run.hpp"
 #include "config/simulation_config.hpp"
 #include "inputs/input_schedule.hpp"
 #include "network/network_builder.hpp"
@@ -18,7 +19,8 @@ int run_plan(const std::string& config, bool simulate) {
   const bool training = !simulate && cfg.resolved.contains("train");
   TrainConfig tc;
   if (training) tc = TrainConfig::parse(cfg, net);
-  const auto inputs = prepare_inputs(cfg, net, training ? tc.total_steps(cfg) : cfg.n_steps);
+  // training: every input, condition and clamp checked as `train` checks them
+  const auto inputs = training ? prepare_run(cfg, net, tc).inputs : prepare_inputs(cfg, net, cfg.n_steps);
   const int replicas =
       cfg.distribution.mode == DistributionMode::Mirrored ? static_cast<int>(cfg.distribution.devices.size()) : 1;
   const MemoryPlan plan = plan_memory(net, inputs, cfg, training ? &tc : nullptr, replicas);

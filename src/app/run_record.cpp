@@ -92,18 +92,18 @@ void write_weights_file(const std::string& path, const RunRecord& rec, const Net
 }
 
 template <class Real>
-void write_sample_rasters(const std::string& dir, const RunRecord& rec, const SimulationConfig& cfg, const Network& net,
-                          const TrainConfig& tc, const std::vector<PreparedInput>& inputs) {
-  std::vector<PreparedInput> cond;  // micro-batch 0 runs condition 0
-  if (!tc.conditions.empty())
-    cond = prepare_inputs(cfg.with_input_overrides(tc.conditions[0], "train.conditions[0]"), net, tc.total_steps(cfg));
+void write_sample_rasters(const std::string& dir, const RunRecord& rec, const PreparedRun& run) {
+  const SimulationConfig& cfg = *run.cfg;
+  const Network& net = *run.net;
+  const TrainConfig& tc = *run.tc;
   SimOptions o;
   o.batch_size = 1;
   o.n_steps = tc.total_steps(cfg);
   o.seed = cfg.seed;
   o.sample_offset = 0;
-  Simulator<Real> sim(Kokkos::DefaultExecutionSpace(), net, cond.empty() ? inputs : cond, o);
-  sim.set_current_pulses(prepare_current_clamps(cfg, net));
+  // micro-batch 0 runs condition 0
+  Simulator<Real> sim(Kokkos::DefaultExecutionSpace(), net, run.conditions.empty() ? run.inputs : run.conditions[0], o);
+  sim.set_current_pulses(run.clamps);
   for (const char* which : {"before", "after"}) {
     if (std::string(which) == "after")
       for (int s = 0; s < sim.n_edge_sets(); ++s) {
@@ -125,9 +125,7 @@ void write_sample_rasters(const std::string& dir, const RunRecord& rec, const Si
   }
 }
 
-template void write_sample_rasters<float>(const std::string&, const RunRecord&, const SimulationConfig&, const Network&,
-                                          const TrainConfig&, const std::vector<PreparedInput>&);
-template void write_sample_rasters<double>(const std::string&, const RunRecord&, const SimulationConfig&,
-                                           const Network&, const TrainConfig&, const std::vector<PreparedInput>&);
+template void write_sample_rasters<float>(const std::string&, const RunRecord&, const PreparedRun&);
+template void write_sample_rasters<double>(const std::string&, const RunRecord&, const PreparedRun&);
 
 }  // namespace dpointnet

@@ -15,6 +15,7 @@
 #include "config/simulation_config.hpp"
 #include "inputs/input_schedule.hpp"
 #include "network/network.hpp"
+#include "train/prepared_run.hpp"
 #include "train/train_config.hpp"
 
 namespace dpointnet {
@@ -42,9 +43,9 @@ void write_run_summary(const std::string& path, const RunRecord& rec, const Simu
 // weights.h5 (atomically): /<surface>/initial_pA, /<surface>/final_pA (float64) with attributes n_edges, stride,
 // trainable on the group.
 void write_weights_file(const std::string& path, const RunRecord& rec, const Network& net);
-// spikes_before.h5 and spikes_after.h5 in dir (see above); `inputs` prepared for warm-up + window.
+// spikes_before.h5 and spikes_after.h5 in dir (see above), with the run's inputs (condition 0 when there are
+// conditions: micro-batch 0 runs it).
 template <class Real>
-void write_sample_rasters(const std::string& dir, const RunRecord& rec, const SimulationConfig& cfg, const Network& net,
-                          const TrainConfig& tc, const std::vector<PreparedInput>& inputs);
+void write_sample_rasters(const std::string& dir, const RunRecord& rec, const PreparedRun& run);
 
 }  // namespace dpointnet

@@ -11,6 +11,7 @@
 #include "app/gradient_check.hpp"
 #include "app/output_dir.hpp"
 #include "app/preemption.hpp"
+#include "app/prepare_run.hpp"
 #include "app/rate_record.hpp"
 #include "app/run_record.hpp"
 #include "config/simulation_config.hpp"
@@ -21,6 +22,7 @@
 #include "parallel/replica_set.hpp"
 #include "parallel/serial_context.hpp"
 #include "train/checkpoint_file.hpp"
+#include "train/detail/trainer_test_access.hpp"
 #include "train/memory_plan.hpp"
 #include "train/metrics_log.hpp"
 #include "train/run_identity.hpp"
@@ -54,14 +56,14 @@ template <class Real>
 void check_finite(ReplicaSet<Real>& rs, const StepMetrics& m, const TrainConfig& tc, std::int64_t update) {
   const char* nan_step = std::getenv("DPOINTNET_FAULT_NAN_STEP");
   if (nan_step && std::atoll(nan_step) == update)
-    for (int r = 0; r < rs.n_local(); ++r) rs.local(r).poison_gradient(0);
+    for (int r = 0; r < rs.n_local(); ++r) detail::poison_gradient(rs.local(r).weights(), 0);
   const std::string where = "update " + std::to_string(update) +
                             ": nothing of it was applied; the last checkpoint "
                             "file is the last good state (lower train.optimizer.lr or add clip_global_norm)";
   for (std::size_t q = 0; q < m.loss_terms.size(); ++q)
     if (!std::isfinite(m.loss_terms[q]))
       throw TrainingError("loss " + tc.losses[q].name + " is " + std::to_string(m.loss_terms[q]) + " at " + where);
-  const std::string s = rs.chief().nonfinite_gradient_surface();
+  const std::string s = rs.chief().weights().nonfinite_gradient_surface();
   if (!s.empty()) throw TrainingError("the gradient of surface '" + s + "' is not finite at " + where);
 }
 
@@ -69,7 +71,7 @@ struct RunInputs {
   const TrainCommand& cmd;
   const SimulationConfig& cfg;
   const Network& net;
-  const std::vector<PreparedInput>& inputs;
+  const PreparedRun& run;
   const TrainConfig& tc;
   const CheckpointState* resume;
   std::string chash, nhash;
@@ -87,7 +89,7 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
   const std::string &chash = in.chash, &nhash = in.nhash;
   auto lg = log::get();
   if (in.dist.mode == DistributionMode::Mpi) ctx.set_timeout(in.dist.timeout_s);
-  ReplicaSet<Real> rs(ctx, in.dist, net, in.inputs, cfg, tc);
+  ReplicaSet<Real> rs(ctx, in.dist, in.run);
   const bool chief = ctx.chief();
   if (rs.distributed())
     lg->info("sample-parallel training: {} replica(s) = {} process(es) x {} local, batch {} per replica, global {}",
@@ -96,11 +98,12 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
     lg->info("gradient accumulation: {} micro-batches of {} samples per replica and update ({} samples per update)",
              tc.micro_batches(), cfg.batch_size, rs.schedule().global_batch());
   Trainer<Real>& tr = rs.chief();
-  if (!tr.target_block_choice().timings.empty())
+  if (!tr.engine().target_block_choice().timings.empty())
     lg->info(
         "spike adjoint: {} target block(s), the fastest per reverse step of {} (train.target_blocks \"auto\", "
         "timed in {:.2f} s)",
-        tr.target_blocks(), tr.target_block_choice().timings_text(), tr.target_block_choice().seconds);
+        tr.engine().target_blocks(), tr.engine().target_block_choice().timings_text(),
+        tr.engine().target_block_choice().seconds);
   // identical start on every replica: the chief's state (or the restored checkpoint) is broadcast
   if (rs.distributed()) {
     CheckpointState state = resume ? *resume : capture_state(tr, net, cfg, chash, nhash, rs.schedule());
@@ -132,7 +135,7 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
     if (tc.carry_state) rs.gather_carried(st);  // collective
     if (chief) {
       create_output_subdir((out / "checkpoints").string());
-      const std::string p = (out / "checkpoints" / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string();
+      const std::string p = (out / "checkpoints" / ("step_" + std::to_string(tr.updates_done()) + ".h5")).string();
       write_checkpoint_file(p, st);
       lg->info("checkpoint file ({}) {}", why, p);
     }
@@ -144,17 +147,17 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
   auto save_rates = [&]() {
     const auto last = global_rates_hz(rs, cfg);
     if (chief && !rates_first.empty())
-      write_rates_file((out / "rates.h5").string(), net, tc, rates_first, last, rates_first_update, tr.adam_step());
+      write_rates_file((out / "rates.h5").string(), net, tc, rates_first, last, rates_first_update, tr.updates_done());
   };
   const auto start = std::chrono::steady_clock::now();
-  const std::int64_t first = tr.adam_step();
+  const std::int64_t first = tr.updates_done();
   int done_here = 0;
   auto record = [&](const std::string& outcome) {  // chief: what the run report needs
     if (!chief) return;
     rec.valid = true;
     rec.outcome = outcome;
     rec.start_update = first;
-    rec.end_update = tr.adam_step();
+    rec.end_update = tr.updates_done();
     rec.processes = ctx.size();
     rec.replicas = rs.schedule().replicas;
     rec.global_batch = rs.schedule().global_batch();
@@ -164,8 +167,8 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
     rec.surfaces.clear();
     for (const auto& p : net.projections) rec.surfaces.push_back(p.recurrent ? "recurrent" : p.source_population);
     rec.trainable.assign(net.projections.size(), false);
-    for (int s = 0; s < tr.n_surfaces(); ++s)
-      rec.trainable[static_cast<std::size_t>(tr.surface_projection(s))] = tr.surface_trainable(s);
+    for (int s = 0; s < tr.weights().size(); ++s)
+      rec.trainable[static_cast<std::size_t>(tr.weights()[s].projection)] = tr.weights()[s].trainable;
   };
   // (the signal handlers are installed by train_impl, which keeps them until the run report is written)
   // a signal on any rank stops every rank at the same update boundary (one reduced flag per update)
@@ -174,14 +177,14 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
     if (rs.distributed()) ctx.allreduce_max(&sig, 1);
     return static_cast<int>(sig);
   };
-  while (tr.adam_step() < tc.steps) {
+  while (tr.updates_done() < tc.steps) {
     const auto t0 = std::chrono::steady_clock::now();
-    maybe_fault(ctx.rank(), tr.adam_step() + 1);
-    ctx.set_update(tr.adam_step() + 1);
-    StepMetrics m = rs.compute(tr.adam_step());
-    check_finite(rs, m, tc, tr.adam_step() + 1);
+    maybe_fault(ctx.rank(), tr.updates_done() + 1);
+    ctx.set_update(tr.updates_done() + 1);
+    StepMetrics m = rs.compute(tr.updates_done());
+    check_finite(rs, m, tc, tr.updates_done() + 1);
     rs.update();
-    m.step = tr.adam_step();
+    m.step = tr.updates_done();
     m.t_update = tr.last_update_seconds();
     m.peak_rss_bytes = peak_rss_bytes();
     rec.t_forward += m.t_forward, rec.t_recompute += m.t_recompute, rec.t_backward += m.t_backward;
@@ -207,8 +210,8 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
       record(std::string("preempted by ") + PreemptionGuard::name(sig));
       if (chief)
         lg->warn("{} received: stopped after update {} of {} with a complete checkpoint; resume with --resume {}",
-                 PreemptionGuard::name(sig), tr.adam_step(), tc.steps,
-                 (out / "checkpoints" / ("step_" + std::to_string(tr.adam_step()) + ".h5")).string());
+                 PreemptionGuard::name(sig), tr.updates_done(), tc.steps,
+                 (out / "checkpoints" / ("step_" + std::to_string(tr.updates_done()) + ".h5")).string());
       return kExitPreempted;
     }
     if (cmd.stop_after > 0 && done_here >= cmd.stop_after) {
@@ -258,7 +261,7 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx, double predicted_peak_b
   if (code == kExitPreempted || PreemptionGuard::received() != 0)
     log::get()->info("spike rasters of sample 0 not simulated: a signal arrived (scripts/report leaves them out)");
   else
-    attempt("spike rasters", [&] { write_sample_rasters<Real>(out.string(), rec, in.cfg, in.net, in.tc, in.inputs); });
+    attempt("spike rasters", [&] { write_sample_rasters<Real>(out.string(), rec, in.run); });
   return code;
 }
 
@@ -303,12 +306,12 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   lg->info("dynamics: {} (run.dynamics)", dynamics_name(cfg.dynamics));
   Network net = build_network(cfg);
   TrainConfig tc = TrainConfig::parse(cfg, net);
-  std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, tc.total_steps(cfg));  // warm-up + window
-  prepare_current_clamps(cfg, net);  // validated here, before any output; the trainer prepares its own copy
   const DistributionConfig dist =
       DistributionConfig::parse(cfg, &tc, job ? Launcher::Mpi : Launcher::Serial, ctx.size(), true);
   const int replicas = ctx.size() * dist.local_replicas();
-  const SampleSchedule schedule{cfg.batch_size, replicas, tc.accumulate, tc.n_conditions()};
+  // every input, condition and clamp read and checked once, before any output
+  const PreparedRun run = prepare_run(cfg, net, tc, replicas);
+  const SampleSchedule& schedule = run.schedule;
   const std::string chash = config_hash(cfg, replicas), nhash = network_hash(net);
   CheckpointState ck;
   if (!cmd.resume.empty()) {
@@ -319,7 +322,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
           "batch {} kept)",
           ck.replicas, ck.batch_size, replicas, cfg.batch_size, schedule.global_batch());
   }
-  const MemoryPlan plan = plan_memory(net, inputs, cfg, &tc, dist.local_replicas());
+  const MemoryPlan plan = plan_memory(net, run.inputs, cfg, &tc, dist.local_replicas());
   require_fits(plan, cfg, true);
   if (cmd.gradient_check.empty() && ctx.chief()) {
     const fs::path out(cfg.output_dir);
@@ -343,7 +346,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   } guard;
   lg->info("network: {} neurons, {} edges; T = {} steps, batch {}, {} updates, checkpoint interval {}", net.n_neurons,
            net.n_edges(), cfg.n_steps, cfg.batch_size, tc.steps, tc.checkpoint_interval);
-  const RunInputs in{cmd, cfg, net, inputs, tc, cmd.resume.empty() ? nullptr : &ck, chash, nhash, dist};
+  const RunInputs in{cmd, cfg, net, run, tc, cmd.resume.empty() ? nullptr : &ck, chash, nhash, dist};
   return cfg.double_precision ? train_impl<double>(in, ctx, plan.total()) : train_impl<float>(in, ctx, plan.total());
 }
 

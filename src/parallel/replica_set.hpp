@@ -9,6 +9,7 @@
 
 #include "parallel/distribution_config.hpp"
 #include "parallel/replica_context.hpp"
+#include "train/prepared_run.hpp"
 #include "train/sample_schedule.hpp"
 #include "train/trainer.hpp"
 #include "train/trainer_state.hpp"
@@ -20,19 +21,18 @@ namespace dpointnet {
 template <class Real>
 class ReplicaSet {
  public:
-  ReplicaSet(ReplicaContext& ctx, const DistributionConfig& dist, const Network& net,
-             const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg, const TrainConfig& tc)
+  // `run` (prepared for ctx.size() x dist.local_replicas() replicas) must outlive the set.
+  ReplicaSet(ReplicaContext& ctx, const DistributionConfig& dist, const PreparedRun& run)
       : ctx_(ctx), distributed_(dist.mode != DistributionMode::None), local_(dist.local_replicas()) {
-    schedule_ = SampleSchedule{cfg.batch_size, ctx.size() * local_, tc.accumulate, tc.n_conditions()};
+    schedule_ = run.schedule;
+    if (schedule_.replicas != ctx.size() * local_)
+      throw std::logic_error("the run was prepared for " + std::to_string(schedule_.replicas) +
+                             " replica(s); the job has " + std::to_string(ctx.size() * local_));
     // the other local replicas take the first one's target-block count (train.target_blocks "auto" is timed once
     // per process; every count gives the same sums)
-    TrainConfig others = tc;
-    for (int r = 0; r < local_; ++r) {
-      reps_.push_back(std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), net, inputs, cfg,
-                                                      r == 0 ? tc : others, cfg.batch_size));
-      if (r == 0) others.target_blocks = reps_[0]->target_blocks();
-    }
-    for (auto& t : reps_) t->set_schedule(schedule_);
+    for (int r = 0; r < local_; ++r)
+      reps_.push_back(std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), run,
+                                                      r == 0 ? 0 : reps_[0]->engine().target_blocks()));
   }
 
   Trainer<Real>& chief() { return *reps_[0]; }
@@ -72,10 +72,10 @@ class ReplicaSet {
                           : t.compute_gradient(first));
     }
     if (!distributed_) return ms[0];
-    const std::size_t n = reps_[0]->packed_size();
+    const std::size_t n = reps_[0]->weights().packed_size();
     sum_.assign(n, 0.0f);
     for (auto& t : reps_) {
-      const float* p = t->pack_gradients();
+      const float* p = t->weights().pack_gradients();
       for (std::size_t q = 0; q < n; ++q) sum_[q] += p[q];
     }
     const auto t0 = std::chrono::steady_clock::now();

@@ -83,6 +83,15 @@ class Simulator {
   int n_edge_sets() const { return 1 + static_cast<int>(inputs_.size()); }
   device::GroupedEdges<Real, MemSpace>& edges(int s);
   const device::GroupedEdges<Real, MemSpace>& edges(int s) const;
+  // From now on the weights of edge set s are `w` (a trainer's weight store owns them; the simulator reads
+  // them): same extent, grouped order.
+  void borrow_weights(int s, const Kokkos::View<Real*, MemSpace>& w) {
+    auto& e = edges(s);
+    if (w.extent(0) != e.weight.extent(0))
+      throw std::logic_error("edge set " + std::to_string(s) + ": " + std::to_string(w.extent(0)) +
+                             " weights lent for " + std::to_string(e.weight.extent(0)) + " edges");
+    e.weight = w;
+  }
   const std::vector<std::int64_t>& file_order(int s) const;
   int projection(int s) const;  // index into Network::projections
   // Host copies in read order of any per-edge view of edge set s (weights, or a trainer's per-edge state).

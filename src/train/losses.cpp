@@ -53,6 +53,9 @@ class VoltageRegularizationLoss final : public Loss {
     const double btn = static_cast<double>(in.B) * static_cast<double>(in.N) * static_cast<double>(in.T);
     return spec_.cost * (spec_.threshold_mode ? in.vreg_threshold_sum : in.vreg_range_sum) / btn;
   }
+  void add_scales(RegularizerScales& s, double btn) const override {
+    (spec_.threshold_mode ? s.vreg_threshold : s.vreg_range) += spec_.cost / btn;
+  }
 };
 
 class WeightRegularizationLoss final : public Loss {
@@ -61,6 +64,8 @@ class WeightRegularizationLoss final : public Loss {
   double value(const LossInputs& in) const override {
     return in.n_trainable > 0 ? spec_.cost * in.weight_sq_sum / static_cast<double>(in.n_trainable) : 0.0;
   }
+  void add_scales(RegularizerScales& s, double) const override { s.weight += spec_.cost; }
+  bool reads_weights() const override { return true; }
 };
 
 }  // namespace
@@ -86,16 +91,12 @@ std::vector<std::unique_ptr<Loss>> make_losses(const TrainConfig& tc, const Netw
   return out;
 }
 
-RegularizerScales regularizer_scales(const TrainConfig& tc, int B, std::int64_t T, std::int64_t N,
-                                     std::int64_t n_trainable) {
+RegularizerScales regularizer_scales(const std::vector<std::unique_ptr<Loss>>& losses, int B, std::int64_t T,
+                                     std::int64_t N, std::int64_t n_trainable) {
   RegularizerScales s;
   const double btn = static_cast<double>(B) * static_cast<double>(T) * static_cast<double>(N);
-  double wcost = 0;
-  for (const auto& l : tc.losses) {
-    if (l.kind == LossKind::VoltageRegularization) (l.threshold_mode ? s.vreg_threshold : s.vreg_range) += l.cost / btn;
-    if (l.kind == LossKind::WeightRegularization) wcost += l.cost;
-  }
-  s.weight = n_trainable > 0 ? wcost / static_cast<double>(n_trainable) : 0.0;
+  for (const auto& l : losses) l->add_scales(s, btn);
+  s.weight = n_trainable > 0 ? s.weight / static_cast<double>(n_trainable) : 0.0;
   return s;
 }
 

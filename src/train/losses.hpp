@@ -1,6 +1,6 @@
-// The losses (docs/model.md, "Losses"): one object per configured loss, giving its value and its gradient
-// with respect to the spike counts. The voltage regularizer's per-step gradient and the weight regularizer's
-// per-edge gradient are applied on the device by the trainer (through the scales reported here).
+// The losses (docs/model.md, "Losses"): one object per configured loss, giving its value and its gradients with
+// respect to the spike counts (on the host), the voltages and the weights (as scales that the BPTT engine and the
+// weight store apply on the device). A new loss derives from Loss and is created in make_losses.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -31,6 +31,12 @@ struct PooledCounts {
   double dt = 1.0;
 };
 
+// Per-(b, t, i) scales of the voltage regularizer's gradient (sum of costs / (B T N) per mode), and the weight
+// regularizer's scale (sum of costs / trainable edges).
+struct RegularizerScales {
+  double vreg_range = 0, vreg_threshold = 0, weight = 0;
+};
+
 class Loss {
  public:
   explicit Loss(const LossSpec& spec) : spec_(spec) {}
@@ -52,6 +58,11 @@ class Loss {
   virtual void add_pooled_gradient(const PooledCounts& pc, int B, std::vector<double>& rate_grad) const {
     (void)pc, (void)B, (void)rate_grad;
   }
+  // dL/dv: adds the loss's cost / (B T N) to the scale of its voltage mode; dL/dw: adds its cost to s.weight (the
+  // sum is divided by the trainable edges after every loss has added its share).
+  virtual void add_scales(RegularizerScales& s, double btn) const { (void)s, (void)btn; }
+  // Whether value() reads the weights (LossInputs::weight_sq_sum): evaluated once per update, after the gradients.
+  virtual bool reads_weights() const { return false; }
 
  protected:
   LossSpec spec_;
@@ -59,12 +70,7 @@ class Loss {
 
 std::vector<std::unique_ptr<Loss>> make_losses(const TrainConfig& tc, const Network& net);
 
-// Per-(b, t, i) scales of the voltage regularizer's gradient (sum of costs / (B T N) per mode), and the weight
-// regularizer's scale (sum of costs / trainable edges).
-struct RegularizerScales {
-  double vreg_range = 0, vreg_threshold = 0, weight = 0;
-};
-RegularizerScales regularizer_scales(const TrainConfig& tc, int B, std::int64_t T, std::int64_t N,
-                                     std::int64_t n_trainable);
+RegularizerScales regularizer_scales(const std::vector<std::unique_ptr<Loss>>& losses, int B, std::int64_t T,
+                                     std::int64_t N, std::int64_t n_trainable);
 
 }  // namespace dpointnet

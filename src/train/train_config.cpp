@@ -72,7 +72,6 @@ TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) 
       for (const auto& in : cc.inputs)
         if (in.kind == InputKind::CurrentClamp && cs[k].contains(in.name))
           throw InputError(f, sec, in.name, "is a current clamp: clamps are the same in every condition");
-      prepare_inputs(cc, net, t.total_steps(cfg));  // validates the node sets and reads the files now
       t.conditions.push_back(cs[k]);
     }
   }

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "config/simulation_config.hpp"
-#include "device/kernel_shape.hpp"
 #include "network/network.hpp"
 
 namespace dpointnet {
@@ -69,9 +68,6 @@ struct TrainConfig {
   // ("auto"): the fastest of a few counts, timed before the first update (device/target_blocks.hpp).
   int target_blocks = 0;
   static constexpr int kMaxTargetBlocks = 64;
-  // Kernel shapes (device/kernel_shape.hpp): Device runs the device shapes (no fused weight gradient, no target
-  // blocks) on a host backend; tests compare them with the host shapes. Not a config key.
-  device::KernelShape kernel_shape = device::KernelShape::Auto;
 
   // Steps every sample runs: the warm-up, then the window of run.tstop (what the inputs must cover).
   std::int64_t total_steps(const SimulationConfig& cfg) const { return warmup_steps + cfg.n_steps; }

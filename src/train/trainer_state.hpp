@@ -16,8 +16,8 @@ CheckpointState capture_state(const Trainer<Real, ExecSpace>& tr, const Network&
                               const std::string& chash, const std::string& nhash, const SampleSchedule& schedule) {
   using F = typename Trainer<Real, ExecSpace>::Field;
   CheckpointState c;
-  c.step = tr.adam_step();
-  c.next_sample = schedule.next_sample(tr.adam_step());
+  c.step = tr.updates_done();
+  c.next_sample = schedule.next_sample(tr.updates_done());
   c.seed = cfg.seed;
   c.config_hash = chash;
   c.network_hash = nhash;
@@ -25,17 +25,17 @@ CheckpointState capture_state(const Trainer<Real, ExecSpace>& tr, const Network&
   c.global_batch = schedule.global_batch();
   c.replicas = schedule.replicas;
   c.batch_size = schedule.batch;
-  for (int s = 0; s < tr.n_surfaces(); ++s) {
+  for (int s = 0; s < tr.weights().size(); ++s) {
     SurfaceState st;
-    st.name = tr.surface_name(s);
-    st.trainable = tr.surface_trainable(s);
-    st.weight = tr.get(s, F::Weight);
-    st.initial_weight = tr.get(s, F::InitialWeight);
+    st.name = tr.weights()[s].name;
+    st.trainable = tr.weights()[s].trainable;
+    st.weight = tr.weights().get(s, F::Weight);
+    st.initial_weight = tr.weights().get(s, F::InitialWeight);
     if (st.trainable) {
-      st.adam_m = tr.get(s, F::AdamM);
-      st.adam_v = tr.get(s, F::AdamV);
+      st.adam_m = tr.weights().get(s, F::AdamM);
+      st.adam_v = tr.weights().get(s, F::AdamV);
     }
-    const Projection& p = net.projections[static_cast<std::size_t>(tr.surface_projection(s))];
+    const Projection& p = net.projections[static_cast<std::size_t>(tr.weights()[s].projection)];
     st.weight_pA.resize(st.weight.size());
     for (std::size_t e = 0; e < st.weight.size(); ++e) st.weight_pA[e] = net.to_pA(p.target[e], st.weight[e]);
     c.surfaces.push_back(std::move(st));
@@ -47,19 +47,19 @@ CheckpointState capture_state(const Trainer<Real, ExecSpace>& tr, const Network&
 template <class Real, class ExecSpace>
 void restore_state(Trainer<Real, ExecSpace>& tr, const CheckpointState& c, const std::string& source) {
   using F = typename Trainer<Real, ExecSpace>::Field;
-  for (int s = 0; s < tr.n_surfaces(); ++s) {
+  for (int s = 0; s < tr.weights().size(); ++s) {
     const SurfaceState* st = nullptr;
     for (const auto& x : c.surfaces)
-      if (x.name == tr.surface_name(s)) st = &x;
-    if (!st) throw InputError(source, "", "surfaces", "has no surface '" + tr.surface_name(s) + "'");
-    tr.set(s, F::Weight, st->weight);
-    tr.set(s, F::InitialWeight, st->initial_weight);
-    if (tr.surface_trainable(s)) {
-      tr.set(s, F::AdamM, st->adam_m);
-      tr.set(s, F::AdamV, st->adam_v);
+      if (x.name == tr.weights()[s].name) st = &x;
+    if (!st) throw InputError(source, "", "surfaces", "has no surface '" + tr.weights()[s].name + "'");
+    tr.weights().set(s, F::Weight, st->weight);
+    tr.weights().set(s, F::InitialWeight, st->initial_weight);
+    if (tr.weights()[s].trainable) {
+      tr.weights().set(s, F::AdamM, st->adam_m);
+      tr.weights().set(s, F::AdamV, st->adam_v);
     }
   }
-  tr.set_adam_step(c.step);
+  tr.set_updates_done(c.step);
 }
 
 // Per projection, the weights in pA and read order: trained surfaces from the trainer, frozen ones as read.
@@ -68,10 +68,10 @@ std::vector<std::vector<double>> weights_pA(const Trainer<Real, ExecSpace>& tr, 
   using F = typename Trainer<Real, ExecSpace>::Field;
   std::vector<std::vector<double>> out;
   for (const auto& p : net.projections) out.push_back(p.weight_pA);
-  for (int s = 0; s < tr.n_surfaces(); ++s) {
-    if (!tr.surface_trainable(s)) continue;
-    const auto k = static_cast<std::size_t>(tr.surface_projection(s));
-    const auto w = tr.get(s, F::Weight);
+  for (int s = 0; s < tr.weights().size(); ++s) {
+    if (!tr.weights()[s].trainable) continue;
+    const auto k = static_cast<std::size_t>(tr.weights()[s].projection);
+    const auto w = tr.weights().get(s, F::Weight);
     for (std::size_t e = 0; e < w.size(); ++e) out[k][e] = net.to_pA(net.projections[k].target[e], w[e]);
   }
   return out;

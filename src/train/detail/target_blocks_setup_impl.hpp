@@ -1,10 +1,10 @@
-// The trainer's choice of the host spike adjoint's target blocks (device/target_blocks.hpp,
-// device/target_block_calibration.hpp); part of the trainer's template implementation.
+// The BPTT engine's choice of the host spike adjoint's target blocks (device/target_blocks.hpp,
+// device/target_block_calibration.hpp); part of the engine's template implementation.
 #pragma once
 #include <algorithm>
 
 #include "device/target_block_calibration.hpp"
-#include "train/trainer.hpp"
+#include "train/bptt_engine.hpp"
 #include "util/host_caches.hpp"
 
 namespace dpointnet {
@@ -13,17 +13,17 @@ namespace dpointnet {
 inline constexpr int kTargetBlockCalibrationSteps = 6;
 
 // train.target_blocks: a count from the config, or ("auto", 0) the fastest of the candidates, timed on this
-// trainer's edges and buffers before anything else runs. The timing runs the fused recurrent weight gradient too
+// engine's edges and buffers before anything else runs. The timing runs the fused recurrent weight gradient too
 // (the blocked passes add per-segment work for active sources), with a made-up record of about 1.6 % active
 // (source, sample, step), and adjoints of zero, so that it adds zeros to the gradient and leaves gz zero; the
 // record is zeroed again after.
 template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::set_up_target_blocks() {
-  // The explicit instantiation of a device trainer instantiates this member too: there the body is a discarded
+void BpttEngine<Real, ExecSpace>::set_up_target_blocks() {
+  // The explicit instantiation of a device engine instantiates this member too: there the body is a discarded
   // branch (host shapes only).
   if constexpr (compat::host_execution<ExecSpace>) {
-    const auto& e = sim_->edges(0);
-    int n_blocks = tc_.target_blocks;
+    const auto& e = sim_.edges(0);
+    int n_blocks = target_blocks_config_;
     if (n_blocks == 0) {
       const double slot = static_cast<double>(R_) * static_cast<double>(N_) * B_ * sizeof(Acc);
       const auto candidates = device::target_block_candidates(static_cast<std::int64_t>(e.line.extent(0)), e.n_sources,
@@ -40,7 +40,7 @@ void Trainer<Real, ExecSpace>::set_up_target_blocks() {
         const bool fused = fused_recurrent_grad();
         auto make = [&](std::int64_t t) {
           auto sa = spike_adjoint_at(t);
-          if (fused) sa.wg = {rec_.z, surfaces_[0].grad, -D_, 0, false};
+          if (fused) sa.wg = {rec_.z, store_[0].grad, -D_, 0, false};
           return sa;
         };
         // between timed steps: zeros written over the adjoint ring and the segment record's v and r (zero now, and
@@ -61,7 +61,7 @@ void Trainer<Real, ExecSpace>::set_up_target_blocks() {
         block_choice_ = device::choose_target_blocks<Real, Acc>(space_, e, D_, N_, candidates, make, evict, 0, steps);
         Kokkos::deep_copy(rec_.z, std::uint8_t(0));
         Kokkos::deep_copy(adj_.gz, Acc(0));
-        if (fused) Kokkos::deep_copy(surfaces_[0].grad, Real(0));
+        if (fused) Kokkos::deep_copy(store_[0].grad, Real(0));
       }
       n_blocks = block_choice_.n_blocks;
     }

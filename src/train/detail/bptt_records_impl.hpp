@@ -4,11 +4,11 @@
 #pragma once
 #include "device/adjoint.hpp"
 #include "sim/impl/simulator_impl.hpp"
-#include "train/trainer.hpp"
+#include "train/bptt_engine.hpp"
 
 namespace dpointnet {
 
-namespace impl {
+namespace detail {
 // dst(dst_slot) = src(src_slot) transposed to samples fastest, or zero.
 template <class ExecSpace, class Src, class Dst>
 void to_samples_fastest(const ExecSpace& space, const Src& src, int src_slot, const Dst& dst, int dst_slot, bool zero,
@@ -35,33 +35,31 @@ auto as_one_slot(const V& v) {
   return Kokkos::View<const T***, Kokkos::LayoutRight, typename V::memory_space, Kokkos::MemoryUnmanaged>(
       v.data(), 1, v.extent(0), v.extent(1));
 }
-}  // namespace impl
+}  // namespace detail
 
 // The activity of the D steps before the segment, from the snapshot's rings.
 template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::record_history(const typename Simulator<Real, ExecSpace>::SegmentSnapshot& snap,
-                                              std::int64_t t0) {
+void BpttEngine<Real, ExecSpace>::record_history(const Snapshot& snap, std::int64_t t0) {
   const int D = D_;
   for (int m = 0; m < D; ++m) {
     const std::int64_t s = t0 - D + m;  // >= -D; steps before -snap.history are empty (from rest)
     const bool empty = s < -snap.history;
     const int slot = empty ? 0 : static_cast<int>((s + D) % D);
-    impl::to_samples_fastest(space_, snap.z_ring, slot, rec_.z, m, empty, tc_.kernel_shape);
+    detail::to_samples_fastest(space_, snap.z_ring, slot, rec_.z, m, empty, shape_);
     for (std::size_t k = 0; k < x_ext_.size(); ++k)
-      impl::to_samples_fastest(space_, snap.input_rings[k], slot, x_ext_[k], m, empty, tc_.kernel_shape);
+      detail::to_samples_fastest(space_, snap.input_rings[k], slot, x_ext_[k], m, empty, shape_);
   }
 }
 
 // Step t of the recompute: v, r, spikes and inputs into the segment record.
 template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::record_step(std::int64_t t, std::int64_t t0, int slot) {
+void BpttEngine<Real, ExecSpace>::record_step(std::int64_t t, std::int64_t t0, int slot) {
   const int k = static_cast<int>(t - t0);
-  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->training_v()), 0, rec_.v, k, false, tc_.kernel_shape);
-  impl::to_samples_fastest(space_, impl::as_one_slot(sim_->training_r()), 0, rec_.r, k, false, tc_.kernel_shape);
-  impl::to_samples_fastest(space_, sim_->z_ring(), slot, rec_.z, D_ + k, false, tc_.kernel_shape);
+  detail::to_samples_fastest(space_, detail::as_one_slot(sim_.training_v()), 0, rec_.v, k, false, shape_);
+  detail::to_samples_fastest(space_, detail::as_one_slot(sim_.training_r()), 0, rec_.r, k, false, shape_);
+  detail::to_samples_fastest(space_, sim_.z_ring(), slot, rec_.z, D_ + k, false, shape_);
   for (std::size_t q = 0; q < x_ext_.size(); ++q)
-    impl::to_samples_fastest(space_, sim_->input_ring(static_cast<int>(q)), slot, x_ext_[q], D_ + k, false,
-                             tc_.kernel_shape);
+    detail::to_samples_fastest(space_, sim_.input_ring(static_cast<int>(q)), slot, x_ext_[q], D_ + k, false, shape_);
 }
 
 }  // namespace dpointnet

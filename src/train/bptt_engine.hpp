@@ -1,0 +1,104 @@
+// Backpropagation through time over one micro-batch (docs/training-update.md): the forward pass with segment
+// snapshots (spike counts and voltage-regularizer sums on the device), the recompute of each segment from its
+// snapshot into samples-fastest records, and the reverse sweep (spike adjoint, neuron adjoint, weight gradients
+// added into the weight store's gradients).
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "device/adjoint.hpp"
+#include "device/kernel_shape.hpp"
+#include "device/spike_adjoint.hpp"
+#include "device/surrogate.hpp"
+#include "device/target_block_calibration.hpp"
+#include "device/target_blocks.hpp"
+#include "sim/simulator.hpp"
+#include "train/weight_store.hpp"
+
+namespace dpointnet {
+
+struct BpttSettings {
+  int batch = 1;
+  std::int64_t window_steps = 0;  // T: the BPTT window (run.tstop)
+  std::int64_t warmup_steps = 0;  // W: run from rest without gradient before the window
+  int segment_steps = 1;          // C: steps per segment snapshot (train.checkpoint_interval, at most T)
+  int target_blocks = 0;          // host shapes: the spike adjoint's target blocks (0: timed, "auto")
+  device::BackwardParams backward;
+  device::KernelShape shape = device::KernelShape::Auto;
+};
+
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
+class BpttEngine {
+ public:
+  using MemSpace = typename ExecSpace::memory_space;
+  using Snapshot = typename Simulator<Real, ExecSpace>::SegmentSnapshot;
+  using Acc = Real;  // the adjoint's storage and accumulation type
+
+  BpttEngine(const ExecSpace& space, Simulator<Real, ExecSpace>& sim, WeightStore<Real, ExecSpace>& store,
+             const BpttSettings& settings);
+
+  // The forward pass of the simulator's current inputs and samples: from `carried_start` (its state continues
+  // into the window, no warm-up) or from rest after the warm-up; saves the end state into `end_state` if given.
+  void forward(const Snapshot* carried_start, Snapshot* end_state);
+  // Spikes per (b, i) over the window, and the voltage regularizer's raw sums over (b, t, i), of the last forward.
+  const Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace>& counts() const { return counts_; }
+  double vreg_range_sum() const { return vreg_range_sum_; }
+  double vreg_threshold_sum() const { return vreg_threshold_sum_; }
+  // v' of every (b, i) after the window's last step, of the last forward pass.
+  const Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace>& terminal_v() const { return terminal_v_; }
+
+  // The reverse sweep after forward(): dL/dcount(b, i) ([B][N] row-major) from the losses; adds the gradient of
+  // every trainable surface into the store.
+  void backward(const std::vector<double>& count_gradient);
+  double recompute_seconds() const { return t_recompute_; }
+  double backward_seconds() const { return t_backward_; }
+
+  // Host shapes: the target blocks of the spike adjoint (1: unblocked), and the timings they were chosen from.
+  int target_blocks() const { return blocks_.on() ? blocks_.n_blocks : 1; }
+  const device::TargetBlockChoice& target_block_choice() const { return block_choice_; }
+
+ private:
+  void reverse_step(std::int64_t t, std::int64_t t0);
+  void record_history(const Snapshot& snap, std::int64_t t0);
+  void record_step(std::int64_t t, std::int64_t t0, int slot);
+  void set_up_target_blocks();
+  // The spike adjoint of reverse step t over the recurrent edges (in target blocks where the engine keeps them).
+  auto spike_adjoint_at(std::int64_t t) const {
+    device::SpikeAdjointFunctor<Real, Acc, ExecSpace> sa{
+        sim_.edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D_, B_};
+    sa.tb = blocks_;
+    return sa;
+  }
+  // Host shapes add the recurrent weight gradient inside the spike adjoint (device::FusedWeightGrad).
+  bool fused_recurrent_grad() const {
+    return device::host_shape<ExecSpace>(shape_) && store_.size() > 0 && store_[0].set == 0 && store_[0].trainable &&
+           sim_.edges(0).weight.extent(0) > 0;
+  }
+
+  ExecSpace space_;
+  Simulator<Real, ExecSpace>& sim_;
+  WeightStore<Real, ExecSpace>& store_;
+  device::KernelShape shape_;
+  device::BackwardParams bp_;
+  int B_, C_, D_, R_;
+  std::int64_t N_, T_, W_;
+  int target_blocks_config_;
+  std::vector<Snapshot> segment_snapshots_;
+  device::Adjoint<Acc, MemSpace> adj_;
+  device::TargetBlockedEdges<Real, MemSpace> blocks_;  // host shapes, large N: the spike adjoint's edge order
+  device::TargetBlockChoice block_choice_;
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (b, i)
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> vreg_steps_;    // [T][2] voltage-regularizer sums per step
+  double vreg_range_sum_ = 0, vreg_threshold_sum_ = 0;
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> terminal_v_;
+  // records of the recomputed segment (samples fastest): v and r per step, and the activity of the D steps
+  // before it and of its own steps
+  device::SegmentRecord<Real, MemSpace> rec_;
+  std::vector<Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, MemSpace>> x_ext_;
+  bool last_segment_recorded_ = false;  // the forward pass left the last segment's records in rec_
+  std::int64_t s_min_ = 0;              // first step with activity in the current forward pass (-D when carried)
+  double t_recompute_ = 0, t_backward_ = 0;
+};
+
+}  // namespace dpointnet

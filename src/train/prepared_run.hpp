@@ -1,0 +1,25 @@
+// What a training run needs, prepared once by the application (app/prepare_run.hpp) and shared by every replica:
+// the network and configs, the typed input schedules of the base stimulus and of each stimulus condition, the
+// current clamps and the job's sample schedule. It must outlive the trainers built from it.
+#pragma once
+#include <vector>
+
+#include "config/simulation_config.hpp"
+#include "inputs/input_schedule.hpp"
+#include "network/network.hpp"
+#include "train/sample_schedule.hpp"
+#include "train/train_config.hpp"
+
+namespace dpointnet {
+
+struct PreparedRun {
+  const SimulationConfig* cfg = nullptr;
+  const Network* net = nullptr;
+  const TrainConfig* tc = nullptr;
+  std::vector<PreparedInput> inputs;                   // for the warm-up and the window (tc->total_steps)
+  std::vector<std::vector<PreparedInput>> conditions;  // train.conditions, each the inputs with its overrides
+  std::vector<CurrentPulse> clamps;                    // current clamps, the same for every sample
+  SampleSchedule schedule;                             // the job's (replicas, micro-batches, conditions)
+};
+
+}  // namespace dpointnet
