@@ -21,7 +21,6 @@ CurrentPulse pulse(const Network& net, std::int64_t neuron, double amp_pA, std::
   return p;
 }
 
-
 }  // namespace
 
 // Subthreshold response to a constant current I from rest: the exact solution of C dV/dt = -g (V - E_L) + I
