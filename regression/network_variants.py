@@ -1,4 +1,4 @@
-"""Variants of a `dpointnet generate` network for the regression tests (issue 10 item 2): per-node
+"""Variants of a `dpointnet generate` network for the regression tests: per-node
 dynamics_params overrides and glif_psc_double_alpha node types. Written here with h5py and plain files, so the
 tests' expected values come from the oracle reading what these functions wrote."""
 import json

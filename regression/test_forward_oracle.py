@@ -8,10 +8,10 @@ bmtk450: BMTK's point_450glifs (vendored in tests/data/bmtk) with its LGN spike 
 generated: a network made by `dpointnet generate` with Bernoulli LGN and Poisson background inputs (this
 checks the counter-based random draws across the two implementations), batch 2.
 --per-node-dynamics (generated): every V1 node gets its own V_th, C_m, tau_syn[4] and asc_amps[2] (its type's
-values scaled by factors in [0.7, 1.3]) in /nodes/v1/0/dynamics_params (SONATA per-node overrides, issue 10
-item 2); the oracle reads them with its own reader.
+values scaled by factors in [0.7, 1.3]) in /nodes/v1/0/dynamics_params (SONATA per-node overrides);
+the oracle reads them with its own reader.
 --double-alpha (generated): the node types of every other V1 population row become nest:glif_psc_double_alpha
-(tau_syn_fast = tau_syn, tau_syn_slow = 3 tau_syn, amp_slow 0.25..0.4 per port; issue 10 item 2).
+(tau_syn_fast = tau_syn, tau_syn_slow = 3 tau_syn, amp_slow 0.25..0.4 per port).
 
 float64 runs must agree exactly. float32 runs are compared and every difference is reported: the first
 differing spike, and the fraction of spikes in common (which must stay above --min-common).

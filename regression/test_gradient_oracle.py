@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Gradient regression (issue 3, evidence 1): dpointnet's BPTT against the independent PyTorch autograd oracle.
+"""Gradient regression: dpointnet's BPTT against the independent PyTorch autograd oracle.
 
   test_gradient_oracle.py --bin build/dpointnet [--neurons 300] [--steps 50] [--batch 4] [--precision float64]
                           [--updates K] [--clip C] [--warmup-ms W] [--accumulate K]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""How the cost of a training update grows (issue 8): runs dpointnet-bench-train over sizes x batches and
+"""How the cost of a training update grows: runs dpointnet-bench-train over sizes x batches and
 writes a CSV and a PNG of the reverse sweep's time against E x B x T and of the forward pass's time against
 the synaptic events (spikes x fan-out, from the measured rate).
 

@@ -1,4 +1,4 @@
-// Loading BMTK's point_450glifs example (issue 2, item 2). Expected numbers are the counts of BMTK's example as
+// Loading BMTK's point_450glifs example. Expected numbers are the counts of BMTK's example as
 // published with it (counted there with h5py), not from dpointnet.
 #include <gtest/gtest.h>
 

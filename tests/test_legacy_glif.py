@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""BMTK's legacy GLIF templates (issue 10 item 2), with real processes, on the vendored point_450glifs network:
+"""BMTK's legacy GLIF templates, with real processes, on the vendored point_450glifs network:
 
 (dt = 0.1 ms, 500 ms.)
 1. every GLIF v1 node type's template rewritten to nest:glif_lif_asc_psc with its NEST parameters unchanged: the

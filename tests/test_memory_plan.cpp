@@ -1,4 +1,4 @@
-// `dpointnet plan` (issue 8, item 5): the predicted device memory of a training run against the peak that
+// `dpointnet plan`: the predicted device memory of a training run against the peak that
 // Kokkos reports to tools (allocate/deallocate callbacks of Kokkos core), at three sizes, within 15 %.
 #include <gtest/gtest.h>
 

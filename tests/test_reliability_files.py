@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Filesystem failures and checkpoint integrity (issue 9 items 6 and 7, and the output_dir-is-a-file report), with
+"""Filesystem failures and checkpoint integrity (and an output_dir that is a regular file), with
 real processes:
 
 * output_dir naming an existing regular file (train and simulate): exit 2, the message names output_dir and the

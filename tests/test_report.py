@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The run report (issue 10 item 5), checked from outside the code that writes it.
+"""The run report (docs/run-report.md), checked from outside the code that writes it.
 
 1. `dpointnet train` (80 neurons, 10 ms warm-up, 5 updates, bkg frozen) leaves run_summary.json, weights.h5,
    spikes_before.h5 and spikes_after.h5 in its output directory.

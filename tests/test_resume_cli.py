@@ -1,13 +1,13 @@
 #!/usr/bin/python3
-"""Restore identity (issue 3, evidence 3), with real processes: 6 updates straight vs 3 updates, the process
+"""Restore identity, with real processes: 6 updates straight vs 3 updates, the process
 stops (--stop-after 3 writes a checkpoint and exits), a NEW process resumes from that checkpoint and does 3
 more. The final checkpoints must be identical dataset by dataset (weights, initial weights, Adam moments,
 step, RNG counter) and the metrics logs identical in every column but the timings.
 
 --v1-features runs the same with a 10 ms warm-up, two stimulus conditions (LGN 5 and 25 Hz), accumulate 2 and
-a RateDistribution loss (issue 11: resume identity with those).
+a RateDistribution loss: resume identity with those.
 
---carry adds train.carry_state (issue 11 item 2): the checkpoint then holds every sample slot's carried state,
+--carry adds train.carry_state: the checkpoint then holds every sample slot's carried state,
 and the resumed process must continue from it bit-identically.
 
   test_resume_cli.py --bin build/dpointnet [--v1-features] [--carry]

@@ -1,4 +1,4 @@
-// Single-neuron evidence (issue 2, item 1): every expected value below comes from a closed-form solution of
+// Single neurons: every expected value below comes from a closed-form solution of
 // the continuous or discrete model written from docs/model.md, not from the simulator.
 #include <gtest/gtest.h>
 
@@ -20,7 +20,6 @@ CurrentPulse pulse(const Network& net, std::int64_t neuron, double amp_pA, std::
   p.end_step = end;
   return p;
 }
-
 
 }  // namespace
 

@@ -1,4 +1,4 @@
-// Host round trips inside the time loop (issue 8, item 4): Kokkos Tools callbacks (part of Kokkos core) count
+// Host round trips inside the time loop: Kokkos Tools callbacks (part of Kokkos core) count
 // kernel launches, fences and deep copies inside the regions the trainer opens around the steps of a segment
 // (forward, recompute, reverse sweep). Inside them: zero fences, zero deep copies, and a fixed kernel budget per
 // step. Positive controls show that the callbacks see a fence and a deep copy when there is one.

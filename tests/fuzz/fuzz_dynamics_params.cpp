@@ -1,7 +1,7 @@
 // Harness: the dynamics_params reader (src/network/neuron_model.*): a node type's JSON file read as the nodes
 // reader reads it (read_json_file), parsed for a NEST model and turned into checked per-step constants. First byte:
-// the model (nest:glif_psc, nest:iaf_psc_alpha, nest:glif_psc_double_alpha or an unsupported one), second: run.dt; the rest is the JSON
-// file. Accepted parameters must give finite constants.
+// the model (nest:glif_psc, nest:iaf_psc_alpha, nest:glif_psc_double_alpha or an unsupported one), second: run.dt; the
+// rest is the JSON file. Accepted parameters must give finite constants.
 #include <cmath>
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """install.consumer: `cmake --install` of the current build into a temporary prefix, then a consumer project built
-against it (issue 10, item 3; docs/building.md).
+against it (docs/building.md).
 
 Checks, in order:
   1. the installed layout: bin/dpointnet (and bin/dpointnet-mpi when the build has it), the library, the CMake package

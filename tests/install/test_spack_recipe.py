@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """packaging.spack_recipe: spack/package.py without Spack (none is installed here; the recipe is NOT verified
 against a real Spack). The recipe must byte-compile, load with minimal stand-ins for Spack's classes and
-directives, declare the variants and dependencies of issue 10 item 3 with Kokkos getting the same +openmp/+cuda/
+directives, declare the expected variants and dependencies, with Kokkos getting the same +openmp/+cuda/
 cuda_arch, and its cmake_args must map the variants to options that CMakeLists.txt really has."""
 import argparse
 import importlib.util

@@ -1,4 +1,4 @@
-# Install and packaging (issue 10, item 3; docs/building.md), included from tests/CMakeLists.txt:
+# Install and packaging (docs/building.md), included from tests/CMakeLists.txt:
 #   install.consumer        cmake --install into a temporary prefix, a consumer project built against it and run
 #   cli.version             dpointnet --version against CMakeLists.txt's project() version and the configure results
 #   packaging.spack_recipe  spack/package.py compiles, loads with stand-ins for Spack, maps variants to CMake options

@@ -1,14 +1,14 @@
 #!/usr/bin/python3
-"""Gradient accumulation (train.accumulate, issue 11 item 3) and the warm-up (train.warmup_ms = 10 ms in every run
-here, item 2) composed with sample-parallel training, with real processes: serial batch 8 is the reference; serial batch 4 x accumulate 2, mirrored 2 x batch 2 x accumulate 2
+"""Gradient accumulation (train.accumulate) and the warm-up (train.warmup_ms = 10 ms in every run
+here) composed with sample-parallel training, with real processes: serial batch 8 is the reference; serial batch 4 x accumulate 2, mirrored 2 x batch 2 x accumulate 2
 and `mpirun -n N` batch 8 / (N K) x accumulate K must give the same losses of three updates, gradients of the
 first and weights after each (worst relative L2 below 1e-6; float32, the distributed path's precision), and the
 logged sample ranges of every rank must cover each global batch of 8 exactly once. Terminal states are only kept
 of each replica's last micro-batch, so they are compared only where a run has one micro-batch.
---pooled adds a RateDistribution loss (issue 11 item 1), which pools the spike counts of the whole global batch:
+--pooled adds a RateDistribution loss, which pools the spike counts of the whole global batch:
 then the same runs (and mirrored 2 x batch 4, mpirun -n N batch 8 / N without accumulation) must equal serial
 batch 8 too.
---carry turns on train.carry_state (issue 11 item 2) in every run, without the warm-up (so that the carried spike
+--carry turns on train.carry_state in every run, without the warm-up (so that the carried spike
 history before step 0 is read): each sample slot of the global batch starts update k + 1 from its state at the end of
 update k, whichever replica and micro-batch holds the slot, so every run must still equal serial batch 8.
 

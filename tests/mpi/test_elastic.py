@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Elastic resume (issue 9 item 4), with real processes: a run of 6 updates with the global batch 8 done as
+"""Elastic resume, with real processes: a run of 6 updates with the global batch 8 done as
 `mpirun -n 2` x batch 4 (updates 1-2), resumed on `mpirun -n 4` x batch 2 (updates 3-4), resumed serially with
 batch 8 (updates 5-6), must equal the uninterrupted serial batch-8 run: every dataset of the final checkpoints
 within 1e-6 relative L2 (float32; samples are keyed by their global index, only the order of the gradient sums

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Sample-parallel equivalence (issue 4, evidence 1, and ownership, evidence 3), with real processes:
+"""Sample-parallel equivalence (and which process writes the outputs), with real processes:
 serial batch 8 vs `mpirun -n 1` local 8 vs `mpirun -n 2` local 4 vs `mpirun -n 4` local 2 (oversubscribed) vs
 mirrored 2 x 4.
 Compares the terminal state (v' and spike counts) of every sample of the first global batch, the losses of

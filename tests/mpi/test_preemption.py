@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Preemption (issue 9 item 3), with real processes: a training run that receives SIGTERM (or SIGUSR1, Slurm's
+"""Preemption, with real processes: a training run that receives SIGTERM (or SIGUSR1, Slurm's
 --signal=USR1@T) finishes its current update, writes a complete checkpoint, logs where to resume and exits with
 code 75; resuming from that checkpoint ends with the same final checkpoint as an uninterrupted run (every dataset
 bitwise equal).

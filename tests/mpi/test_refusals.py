@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Launcher/config refusals of sample-parallel training (issue 4, evidence 5), each as real processes: exit
-code non-zero (2 for bad input), a message naming the setting, and no output directory.
+"""Launcher/config refusals of sample-parallel training (docs/multi-gpu.md, "Scope and refusals"), each as real
+processes: exit code non-zero (2 for bad input), a message naming the setting, and no output directory.
 
   test_refusals.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--case NAME]
 """

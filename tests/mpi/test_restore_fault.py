@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""MPI restore, chief-only outputs and fault injection (issue 4, evidence 2, 3, 4), with real processes.
+"""MPI restore, chief-only outputs and fault injection, with real processes.
 
 N ranks (--ranks, default 2; N divides the global batch 8) x batch 8/N:
 1. N ranks train 6 updates straight; a second N-rank job stops after 3 (--stop-after 3); a new N-rank job
@@ -12,7 +12,7 @@ N ranks (--ranks, default 2; N divides the global batch 8) x batch 8/N:
    weights as the straight run.
 
 --carry turns on train.carry_state: the checkpoints then hold every sample slot's carried state, gathered from
-the ranks by global slot, and each restore scatters it back (issue 11 item 2).
+the ranks by global slot, and each restore scatters it back.
 
   test_restore_fault.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--ranks N] [--carry]
 

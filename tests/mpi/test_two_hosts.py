@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Two hosts (issue 10 item 4): `dpointnet-mpi train` on two "hosts" over TCP, against the serial run.
+"""Two hosts: `dpointnet-mpi train` on two "hosts" over TCP, against the serial run.
 
 The hosts are made on this machine: two Linux network namespaces, dpn2h-a-PID (10.200.0.1/24) and
 dpn2h-b-PID (10.200.0.2/24), joined by one veth link (`dpn0` on both sides), each with `lo` up, its own

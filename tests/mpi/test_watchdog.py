@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Hang watchdog (issue 9 item 5), with real processes: `mpirun -n 2` trains with run.distribution.timeout_s = 5;
-after two updates rank 1 is stopped with SIGSTOP. Rank 0 then waits in a collective; the job must end non-zero
+"""Hang watchdog (run.distribution.timeout_s), with real processes: `mpirun -n 2` trains with
+run.distribution.timeout_s = 5; after two updates rank 1 is stopped with SIGSTOP. Rank 0 then waits in a collective; the job must end non-zero
 within timeout + 10 s of the stop, with rank 0's message naming the collective and the update, and no rank may
 be left behind.
 
