@@ -185,7 +185,7 @@ TEST(Losses, RegularizerScalesAreTheDerivativesOfTheValues) {
     for (const auto& l : losses) v += l->value(in);
     return v;
   };
-  const RegularizerScales s = regularizer_scales(tc, B, T, N, E);
+  const RegularizerScales s = regularizer_scales(losses, B, T, N, E);
   // the values are linear in their sums: a forward difference is exact up to the rounding of the total (about
   // 1e4 here, from the TargetFiringRate term)
   const double h = 0.5;
@@ -196,7 +196,7 @@ TEST(Losses, RegularizerScalesAreTheDerivativesOfTheValues) {
   EXPECT_NEAR(s.vreg_range, 1.75 / 84.0, 1e-15);
   EXPECT_NEAR(s.vreg_threshold, 2.0 / 84.0, 1e-15);
   EXPECT_NEAR(s.weight, 0.4 / 9.0, 1e-15);
-  EXPECT_EQ(regularizer_scales(tc, B, T, N, 0).weight, 0.0) << "no trainable edge";
+  EXPECT_EQ(regularizer_scales(losses, B, T, N, 0).weight, 0.0) << "no trainable edge";
 }
 
 namespace {

@@ -53,7 +53,7 @@ struct SimulationConfig {
   std::int64_t n_steps = 0;
   std::uint32_t seed = 0;
   int batch_size = 1;
-  bool double_precision = false;  // run.precision: "float32" (default) or "float64"
+  bool double_precision = false;           // run.precision: "float32" (default) or "float64"
   Dynamics dynamics = Dynamics::Discrete;  // run.dynamics: "discrete" (default) or "nest"
   DistributionSpec distribution;
 

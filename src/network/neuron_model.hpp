@@ -27,8 +27,8 @@ struct NeuronParams {
   int n_receptors = 0;          // receptor ports (edges' receptor_type 1..n_receptors); channels for iaf
   // Read for run.dynamics = "nest" (docs/model-nest.md); the discrete model refuses I_e != 0 and V_min.
   bool has_V_m = false;
-  double V_m = 0;    // initial membrane potential (mV); NEST's default when absent: -78.85 glif, -70 iaf
-  double I_e = 0;    // iaf_psc_alpha constant current (pA)
+  double V_m = 0;  // initial membrane potential (mV); NEST's default when absent: -78.85 glif, -70 iaf
+  double I_e = 0;  // iaf_psc_alpha constant current (pA)
   double V_min = -std::numeric_limits<double>::infinity();  // iaf_psc_alpha lower bound of V_m (mV)
   bool has_V_min = false;
   double asc_r[kNumAsc] = {1, 1};  // glif_psc: ASC values kept at a spike, before the refractory decay
@@ -50,12 +50,12 @@ struct DerivedNeuron {
   int n_receptors = 0;                 // channels >= n_receptors are slow ones, driven by channel c - n_receptors
   // run.dynamics = "nest" only (docs/model-nest.md); then decay is NEST's P33 (glif) or expm1(-h/tau_m) (iaf),
   // current_factor its P30 and t_ref_steps NEST's refractory count (ceil of round(t_ref in tics) / tics per step).
-  bool iaf = false;                    // iaf_psc_alpha: V summed in NEST's iaf order, spike at v >= 1 (else > 1)
-  std::vector<double> p31, p32;        // per channel: the alpha PSC's exact effect on V (normalized per pA)
-  double asc_stable[kNumAsc] = {0, 0}; // the ASC's mean over a step per start value: ((1/k)/h)(1 - e^{-kh})
-  double asc_refr[kNumAsc] = {1, 1};   // asc_r e^{-k t_ref}: the part of the ASC kept at a spike
-  double v_init = 0;                   // (V_m - E_L) / vs
-  double i_e = 0;                      // I_e / vs
+  bool iaf = false;                     // iaf_psc_alpha: V summed in NEST's iaf order, spike at v >= 1 (else > 1)
+  std::vector<double> p31, p32;         // per channel: the alpha PSC's exact effect on V (normalized per pA)
+  double asc_stable[kNumAsc] = {0, 0};  // the ASC's mean over a step per start value: ((1/k)/h)(1 - e^{-kh})
+  double asc_refr[kNumAsc] = {1, 1};    // asc_r e^{-k t_ref}: the part of the ASC kept at a spike
+  double v_init = 0;                    // (V_m - E_L) / vs
+  double i_e = 0;                       // I_e / vs
   double v_min = -std::numeric_limits<double>::infinity();  // (V_min - E_L) / vs
 };
 
