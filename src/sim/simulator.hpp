@@ -14,6 +14,7 @@
 #include "device/model_constants.hpp"
 #include "inputs/input_schedule.hpp"
 #include "network/network.hpp"
+#include "util/kokkos_compat.hpp"
 
 namespace dpointnet {
 
@@ -189,5 +190,13 @@ void Simulator<Real, ExecSpace>::from_read_order(int s, const std::vector<double
     h(k) = static_cast<typename View::non_const_value_type>(values[static_cast<std::size_t>(order[k])]);
   Kokkos::deep_copy(v, h);
 }
+
+// Instantiated once, in simulator.cpp.
+extern template class Simulator<float, Kokkos::DefaultExecutionSpace>;
+extern template class Simulator<double, Kokkos::DefaultExecutionSpace>;
+#if DPOINTNET_SECOND_SERIAL_SPACE
+extern template class Simulator<float, Kokkos::Serial>;
+extern template class Simulator<double, Kokkos::Serial>;
+#endif
 
 }  // namespace dpointnet

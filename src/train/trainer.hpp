@@ -17,6 +17,7 @@
 #include "train/optimizer.hpp"
 #include "train/prepared_run.hpp"
 #include "train/weight_store.hpp"
+#include "util/kokkos_compat.hpp"
 
 namespace dpointnet {
 
@@ -119,5 +120,17 @@ class Trainer {
   int active_condition_ = -1;          // the stimulus condition the simulator holds (-1: the base inputs)
   std::vector<double> update_counts_;  // spikes per neuron of the last update (host)
 };
+
+// Instantiated once, in trainer.cpp.
+extern template class BpttEngine<float, Kokkos::DefaultExecutionSpace>;
+extern template class BpttEngine<double, Kokkos::DefaultExecutionSpace>;
+extern template class Trainer<float, Kokkos::DefaultExecutionSpace>;
+extern template class Trainer<double, Kokkos::DefaultExecutionSpace>;
+#if DPOINTNET_SECOND_SERIAL_SPACE
+extern template class BpttEngine<float, Kokkos::Serial>;
+extern template class BpttEngine<double, Kokkos::Serial>;
+extern template class Trainer<float, Kokkos::Serial>;
+extern template class Trainer<double, Kokkos::Serial>;
+#endif
 
 }  // namespace dpointnet

@@ -9,7 +9,7 @@
 #include "device/loss_stats.hpp"
 #include "device/nest_adjoint.hpp"
 #include "device/spike_adjoint.hpp"
-#include "sim/impl/simulator_impl.hpp"
+#include "network/nest_time.hpp"
 #include "train/bptt_engine.hpp"
 #include "train/detail/bptt_records_impl.hpp"
 #include "train/detail/target_blocks_setup_impl.hpp"

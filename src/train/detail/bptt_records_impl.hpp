@@ -3,7 +3,6 @@
 // segment, or a recompute).
 #pragma once
 #include "device/adjoint.hpp"
-#include "sim/impl/simulator_impl.hpp"
 #include "train/bptt_engine.hpp"
 
 namespace dpointnet {

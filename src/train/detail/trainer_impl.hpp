@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "sim/impl/simulator_impl.hpp"
 #include "train/detail/bptt_engine_impl.hpp"
 #include "train/trainer.hpp"
 
