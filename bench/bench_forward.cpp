@@ -47,7 +47,8 @@ void bench_one(std::int64_t n, int steps, int batch, const std::string& workdir,
   o.n_steps = steps;
   o.seed = 1;
   o.record_chunk = 50;
-  Simulator<Real> sim(Kokkos::DefaultExecutionSpace(), net, inputs, o);
+  const Kokkos::DefaultExecutionSpace space;
+  Simulator<Real> sim(space, net, inputs, o);
   std::size_t n_spikes = 0;
   auto sink = [&](const RecordedChunk& c) {
     const std::size_t total = c.z.span();
@@ -60,7 +61,7 @@ void bench_one(std::int64_t n, int steps, int batch, const std::string& workdir,
   sim.reset();
   auto t0 = std::chrono::steady_clock::now();
   sim.run(steps, sink);
-  Kokkos::fence();
+  space.fence();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   sim.reset();
   sim.set_count_events(true);

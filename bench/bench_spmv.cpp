@@ -62,34 +62,38 @@ KOKKOS_INLINE_FUNCTION float hashed_uniform(std::uint64_t x) {
 }
 
 template <class V>
-void fill_hashed(const V& v, std::uint64_t seed, const char* label) {
+void fill_hashed(const Exec& space, const V& v, std::uint64_t seed, const char* label) {
   float* p = v.data();
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<Exec>(0, static_cast<std::int64_t>(v.span())), KOKKOS_LAMBDA(const std::int64_t i) {
+      label, Kokkos::RangePolicy<Exec>(space, 0, static_cast<std::int64_t>(v.span())),
+      KOKKOS_LAMBDA(const std::int64_t i) {
         p[i] = hashed_uniform(seed * 0x100000000ull + static_cast<std::uint64_t>(i));
       });
 }
 
-// Builds a CrsMatrix from host arrays (copied to the device).
-Crs make_crs(const std::string& label, int nrows, int ncols, const std::vector<int>& rows, const std::vector<int>& cols,
-             const std::vector<float>& vals) {
-  Kokkos::View<int*, Dev> r(label + ".row_map", rows.size());
-  Kokkos::View<int*, Dev> c(label + ".entries", cols.size());
-  Kokkos::View<float*, Dev> v(label + ".values", vals.size());
-  auto copy = [](const auto& dev, const auto& vec) {
-    auto h = Kokkos::create_mirror_view(dev);
-    for (std::size_t q = 0; q < vec.size(); ++q) h(q) = vec[q];
-    Kokkos::deep_copy(dev, h);
-  };
-  copy(r, rows);
-  copy(c, cols);
-  copy(v, vals);
+// A device view of a host vector's values, allocated and copied on `space` (every element written).
+template <class T>
+Kokkos::View<T*, Dev> upload(const Exec& space, const std::string& label, const std::vector<T>& vec) {
+  Kokkos::View<T*, Dev> dev(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label), vec.size());
+  auto h = Kokkos::create_mirror_view(dev);
+  for (std::size_t q = 0; q < vec.size(); ++q) h(q) = vec[q];
+  Kokkos::deep_copy(space, dev, h);
+  space.fence();  // h goes out of scope
+  return dev;
+}
+
+// Builds a CrsMatrix from host arrays (copied to the device on `space`).
+Crs make_crs(const Exec& space, const std::string& label, int nrows, int ncols, const std::vector<int>& rows,
+             const std::vector<int>& cols, const std::vector<float>& vals) {
+  const auto r = upload(space, label + ".row_map", rows);
+  const auto c = upload(space, label + ".entries", cols);
+  const auto v = upload(space, label + ".values", vals);
   return Crs(label, nrows, ncols, static_cast<int>(vals.size()), v, r, c);
 }
 
-double rel_l2(const MatR& ref, const MatR& x) {
-  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ref);
-  auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+double rel_l2(const Exec& space, const MatR& ref, const MatR& x) {
+  auto a = compat::mirror_view_and_copy(space, ref);
+  auto b = compat::mirror_view_and_copy(space, x);
   double num = 0, den = 0;
   for (std::size_t q = 0; q < a.span(); ++q) {
     const double d = static_cast<double>(a.data()[q]) - static_cast<double>(b.data()[q]);
@@ -121,24 +125,27 @@ int run(int argc, char** argv) {
     if (D * RN >= (std::int64_t(1) << 31) || net.projections[0].size() >= (std::size_t(1) << 31))
       throw std::runtime_error("network too large for int ordinals/offsets");
     std::vector<std::int64_t> order;
-    const auto e =
-        device::group_edges<float, Mem>(net.projections[0], net.initial_weights(0), D, N, "bench.recurrent", order,
-                                        device::device_shape<Kokkos::DefaultExecutionSpace>(device::KernelShape::Auto));
+    // one instance for everything (KokkosSparse::spmv runs on the default one)
+    const Exec space;
+    using Kokkos::view_alloc;
+    const auto e = device::group_edges<float, Mem>(
+        space, net.projections[0], net.initial_weights(0), D, N, "bench.recurrent", order,
+        device::device_shape<Kokkos::DefaultExecutionSpace>(device::KernelShape::Auto));
     const std::int64_t E = static_cast<std::int64_t>(e.weight.extent(0));
 
     // adjoint state of the kernel (only what the spike adjoint reads and writes)
     device::Adjoint<float, Mem> a;
-    a.gu = decltype(a.gu)("bench.gu", D, R, N, B);
-    a.rate_grad = decltype(a.rate_grad)("bench.rate_grad", N, B);
-    a.gz = decltype(a.gz)("bench.gz_hand", N, B);
-    fill_hashed(a.gu, 1, "bench::fill_gu");
-    fill_hashed(a.rate_grad, 2, "bench::fill_rate_grad");
-    MatR gz_kk("bench.gz_kk", N, B);
+    a.gu = decltype(a.gu)(view_alloc(space, "bench.gu"), D, R, N, B);
+    a.rate_grad = decltype(a.rate_grad)(view_alloc(space, "bench.rate_grad"), N, B);
+    a.gz = decltype(a.gz)(view_alloc(space, "bench.gz_hand"), N, B);
+    fill_hashed(space, a.gu, 1, "bench::fill_gu");
+    fill_hashed(space, a.rate_grad, 2, "bench::fill_rate_grad");
+    MatR gz_kk(view_alloc(space, "bench.gz_kk"), N, B);
 
     // the matrices, from the grouped edges
-    auto h_off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.offsets);
-    auto h_line = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.line);
-    auto h_w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.weight);
+    auto h_off = compat::mirror_view_and_copy(space, e.offsets);
+    auto h_line = compat::mirror_view_and_copy(space, e.line);
+    auto h_w = compat::mirror_view_and_copy(space, e.weight);
     auto col_of = [&](std::int64_t k) { return static_cast<int>(h_line(k)); };  // channel * N + target
     std::vector<Crs> A_delay, A_ring;
     for (int d = 1; d <= D; ++d) {
@@ -151,8 +158,8 @@ int run(int argc, char** argv) {
         }
         rows.push_back(static_cast<int>(cols.size()));
       }
-      A_delay.push_back(
-          make_crs("bench.A_delay" + std::to_string(d), static_cast<int>(N), static_cast<int>(RN), rows, cols, vals));
+      A_delay.push_back(make_crs(space, "bench.A_delay" + std::to_string(d), static_cast<int>(N), static_cast<int>(RN),
+                                 rows, cols, vals));
     }
     {
       // one row per source: its groups d = 1..D in turn (the grouped edges are delay-major)
@@ -173,12 +180,10 @@ int run(int argc, char** argv) {
               cols.push_back(slot * static_cast<int>(RN) + col_of(k));
           }
         if (p == 0) {
-          A_ring.push_back(make_crs("bench.A_ring0", static_cast<int>(N), static_cast<int>(D * RN), rows, cols, vals));
+          A_ring.push_back(
+              make_crs(space, "bench.A_ring0", static_cast<int>(N), static_cast<int>(D * RN), rows, cols, vals));
         } else {  // the same row map and values, another column array
-          Kokkos::View<int*, Dev> c("bench.A_ring" + std::to_string(p) + ".entries", cols.size());
-          auto hc = Kokkos::create_mirror_view(c);
-          for (std::size_t q = 0; q < cols.size(); ++q) hc(q) = cols[q];
-          Kokkos::deep_copy(c, hc);
+          const auto c = upload(space, "bench.A_ring" + std::to_string(p) + ".entries", cols);
           A_ring.push_back(Crs("bench.A_ring" + std::to_string(p), static_cast<int>(N), static_cast<int>(D * RN),
                                static_cast<int>(E), A_ring[0].values, A_ring[0].graph.row_map, c));
         }
@@ -187,10 +192,11 @@ int run(int argc, char** argv) {
     // kk-ring-R1: rdamp folded into the values (alpha = 1, the spmv's cheapest alpha path); same graphs
     std::vector<Crs> A_ring1;
     {
-      Kokkos::View<float*, Dev> v1("bench.A_ring1.values", static_cast<std::size_t>(E));
+      Kokkos::View<float*, Dev> v1(view_alloc(space, Kokkos::WithoutInitializing, "bench.A_ring1.values"),
+                                   static_cast<std::size_t>(E));  // written whole below
       const auto v0 = A_ring[0].values;
       Kokkos::parallel_for(
-          "bench::scale_values", Kokkos::RangePolicy<Exec>(0, E),
+          "bench::scale_values", Kokkos::RangePolicy<Exec>(space, 0, E),
           KOKKOS_LAMBDA(const std::int64_t k) { v1(k) = rdamp * v0(k); });
       for (int p = 0; p < D; ++p)
         A_ring1.push_back(Crs("bench.A_ring1_" + std::to_string(p), static_cast<int>(N), static_cast<int>(D * RN),
@@ -203,15 +209,15 @@ int run(int argc, char** argv) {
 
     // LayoutLeft copies: the ring slots, rate_grad, and Y
     std::vector<MatL> guL;
-    for (int s = 0; s < D; ++s) guL.emplace_back("bench.guL" + std::to_string(s), RN, B);
-    MatL rgL("bench.rate_grad_left", N, B), yL("bench.y_left", N, B);
-    Kokkos::deep_copy(rgL, a.rate_grad);
+    for (int s = 0; s < D; ++s) guL.emplace_back(view_alloc(space, "bench.guL" + std::to_string(s)), RN, B);
+    MatL rgL(view_alloc(space, "bench.rate_grad_left"), N, B), yL(view_alloc(space, "bench.y_left"), N, B);
+    Kokkos::deep_copy(space, rgL, a.rate_grad);
     auto slot_to_left = [&](int slot) {
       const float* src = a.gu.data() + static_cast<std::size_t>(slot) * RN * B;
       const MatL dst = guL[static_cast<std::size_t>(slot)];
       const int nb = B;
       Kokkos::parallel_for(
-          "bench::gu_slot_to_layout_left", Kokkos::RangePolicy<Exec>(0, RN * B),
+          "bench::gu_slot_to_layout_left", Kokkos::RangePolicy<Exec>(space, 0, RN * B),
           KOKKOS_LAMBDA(const std::int64_t q) { dst(q / nb, static_cast<int>(q % nb)) = src[q]; });
     };
     for (int s = 0; s < D; ++s) slot_to_left(s);
@@ -220,24 +226,24 @@ int run(int argc, char** argv) {
     const std::int64_t T = steps + 4 * static_cast<std::int64_t>(D) + 16, t_top = T - D - 1;
     using Teams = compat::SampleTeams<Exec>;
     using SA = device::SpikeAdjointFunctor<float, float, Exec>;
-    auto hand = [&](std::int64_t t) { device::spike_adjoint(Exec(), SA{e, a, rdamp, t, T, N, D, B}); };
+    auto hand = [&](std::int64_t t) { device::spike_adjoint(space, SA{e, a, rdamp, t, T, N, D, B}); };
     auto kk_delay_right = [&](std::int64_t t) {
-      Kokkos::deep_copy(gz_kk, a.rate_grad);
+      Kokkos::deep_copy(space, gz_kk, a.rate_grad);
       for (int d = 1; d <= D; ++d)
         KokkosSparse::spmv("N", rdamp, A_delay[static_cast<std::size_t>(d - 1)],
                            slot_view(static_cast<int>((t + d) % D)), 1.0f, gz_kk);
     };
     auto kk_ring_right = [&](std::int64_t t) {
-      Kokkos::deep_copy(gz_kk, a.rate_grad);
+      Kokkos::deep_copy(space, gz_kk, a.rate_grad);
       KokkosSparse::spmv("N", rdamp, A_ring[static_cast<std::size_t>(t % D)], ring_view, 1.0f, gz_kk);
     };
     auto kk_ring_right1 = [&](std::int64_t t) {
-      Kokkos::deep_copy(gz_kk, a.rate_grad);
+      Kokkos::deep_copy(space, gz_kk, a.rate_grad);
       KokkosSparse::spmv("N", 1.0f, A_ring1[static_cast<std::size_t>(t % D)], ring_view, 1.0f, gz_kk);
     };
     auto kk_delay_left = [&](std::int64_t t) {
       slot_to_left(static_cast<int>(t % D));  // the slot the step's neuron adjoint writes
-      Kokkos::deep_copy(yL, rgL);
+      Kokkos::deep_copy(space, yL, rgL);
       for (int d = 1; d <= D; ++d)
         KokkosSparse::spmv("N", rdamp, A_delay[static_cast<std::size_t>(d - 1)],
                            guL[static_cast<std::size_t>((t + d) % D)], 1.0f, yL);
@@ -245,16 +251,16 @@ int run(int argc, char** argv) {
       const MatR gz = gz_kk;
       const int nb = B;
       Kokkos::parallel_for(
-          "bench::gz_to_layout_right", Kokkos::RangePolicy<Exec>(0, N * B), KOKKOS_LAMBDA(const std::int64_t q) {
+          "bench::gz_to_layout_right", Kokkos::RangePolicy<Exec>(space, 0, N * B), KOKKOS_LAMBDA(const std::int64_t q) {
             gz(q / nb, static_cast<int>(q % nb)) = y(q / nb, static_cast<int>(q % nb));
           });
     };
     auto seconds_per_step = [&](const std::function<void(std::int64_t)>& f) {
       for (int s = 0; s < std::min(steps, 10); ++s) f(t_top - s);  // warm-up
-      Kokkos::fence();
+      space.fence();
       const auto t0 = std::chrono::steady_clock::now();
       for (int s = 0; s < steps; ++s) f(t_top - s);
-      Kokkos::fence();
+      space.fence();
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
     };
 
@@ -279,8 +285,8 @@ int run(int argc, char** argv) {
       for (int q = 0; q < D; ++q) {  // every ring phase
         hand(t_top - q);
         f(t_top - q);
-        Kokkos::fence();
-        worst = std::max(worst, rel_l2(a.gz, gz_kk));
+        space.fence();
+        worst = std::max(worst, rel_l2(space, a.gz, gz_kk));
       }
       report(name, s, worst);
     }

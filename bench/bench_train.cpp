@@ -47,11 +47,16 @@ struct Triad {
 
 // Best of 5 triads over 3 x n floats (n large enough to leave the caches), bytes moved / s.
 double triad_bytes_per_s(std::int64_t n) {
-  Kokkos::View<float*> a("triad.a", n), b("triad.b", n), c("triad.c", n);
-  Kokkos::deep_copy(b, 1.0f);
-  Kokkos::deep_copy(c, 2.0f);
-  return best_rate(3.0 * 4.0 * static_cast<double>(n), [&] {
-    Kokkos::parallel_for("bench::triad", Kokkos::RangePolicy<>(0, n), Triad{a, b, c, 3.0f});
+  const Kokkos::DefaultExecutionSpace space;
+  using Kokkos::view_alloc;
+  using Kokkos::WithoutInitializing;
+  // a is written by every triad, b and c by the fills
+  Kokkos::View<float*> a(view_alloc(space, WithoutInitializing, "triad.a"), n),
+      b(view_alloc(space, WithoutInitializing, "triad.b"), n), c(view_alloc(space, WithoutInitializing, "triad.c"), n);
+  Kokkos::deep_copy(space, b, 1.0f);
+  Kokkos::deep_copy(space, c, 2.0f);
+  return best_rate(space, 3.0 * 4.0 * static_cast<double>(n), [&] {
+    Kokkos::parallel_for("bench::triad", Kokkos::RangePolicy<>(space, 0, n), Triad{a, b, c, 3.0f});
   });
 }
 

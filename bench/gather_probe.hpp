@@ -59,15 +59,16 @@ struct GatherProbe {
   }
 };
 
-// Best of 5 timed runs of launch() (after one untimed), fenced: work / seconds.
-template <class Launch>
-double best_rate(const double work, Launch&& launch) {
+// Best of 5 timed runs of launch() (after one untimed), which launches on the instance `space`, fenced: work /
+// seconds.
+template <class ExecSpace, class Launch>
+double best_rate(const ExecSpace& space, const double work, Launch&& launch) {
   double best = 0;
   for (int k = 0; k < 6; ++k) {
-    Kokkos::fence();
+    space.fence();
     const auto t0 = std::chrono::steady_clock::now();
     launch();
-    Kokkos::fence();
+    space.fence();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (k > 0) best = std::max(best, work / s);
   }
@@ -83,9 +84,12 @@ struct GatherRates {
 inline GatherRates gather_edges_per_s(double footprint_bytes, int B, int S,
                                       std::int64_t n_edges = std::int64_t(1) << 23) {
   const auto n_rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(footprint_bytes / (4.0 * B)));
-  Kokkos::View<float*> table("probe.table", n_rows * B), weight("probe.weight", n_edges),
-      out("probe.out", (n_edges / S + 1) * B);
-  Kokkos::View<std::int32_t*> rows("probe.rows", n_edges);
+  const Kokkos::DefaultExecutionSpace space;
+  using Kokkos::view_alloc;
+  Kokkos::View<float*> table(view_alloc(space, "probe.table"), n_rows * B),
+      weight(view_alloc(space, "probe.weight"), n_edges), out(view_alloc(space, "probe.out"), (n_edges / S + 1) * B);
+  Kokkos::View<std::int32_t*> rows(view_alloc(space, "probe.rows"), n_edges);
+  space.fence();  // the host mirrors below may be the views themselves
   {
     auto h_rows = Kokkos::create_mirror_view(rows);
     auto h_w = Kokkos::create_mirror_view(weight);
@@ -95,15 +99,17 @@ inline GatherRates gather_edges_per_s(double footprint_bytes, int B, int S,
       h_rows(k) = static_cast<std::int32_t>(pick(rng));
       h_w(k) = 0.5f;
     }
-    Kokkos::deep_copy(rows, h_rows);
-    Kokkos::deep_copy(weight, h_w);
-    Kokkos::deep_copy(table, 1.0f);
+    Kokkos::deep_copy(space, rows, h_rows);
+    Kokkos::deep_copy(space, weight, h_w);
+    Kokkos::deep_copy(space, table, 1.0f);
+    space.fence();  // h_rows and h_w go out of scope
   }
   GatherProbe p{table, rows, weight, out, B, S, n_edges, compat::concurrency(), false};
   auto rate = [&](const bool two) {
     p.two_chains = two;
-    return best_rate(static_cast<double>(n_edges),
-                     [&] { Kokkos::parallel_for("bench::gather_probe", Kokkos::RangePolicy<>(0, p.n_chunks), p); });
+    return best_rate(space, static_cast<double>(n_edges), [&] {
+      Kokkos::parallel_for("bench::gather_probe", Kokkos::RangePolicy<>(space, 0, p.n_chunks), p);
+    });
   };
   GatherRates r;
   r.one_chain = rate(false);

@@ -1,6 +1,6 @@
-// Where the host propagation's time goes (benchmark only; docs/performance-host-isa.md, "Where the host
-// propagation's time goes"): the kernel's own inner loop (PropagateFunctor::add_groups, with its prefetches) on the
-// run's own recurrent edges, fed a made-up activity at the run's rates, in three memory patterns:
+// Where the host propagation's time goes (benchmark only; bench/README.md): the kernel's own inner loop
+// (PropagateFunctor::add_groups, with its prefetches) on the run's own recurrent edges, fed a made-up activity at the
+// run's rates, in three memory patterns:
 // * as run: each sample zeroes the live spans of its own drive row [R][N] and adds its active groups into it;
 // * rows reused: the samples of one work item add into one drive row (the footprint of a drive row per thread, as
 //   a propagation fused with the neuron step would have);
@@ -74,16 +74,19 @@ PropagationRates propagation_edges_per_s(const Network& net, const int B, const 
   const int D = net.max_delay;
   std::vector<std::int64_t> order;
   Probe pr;
+  const Kokkos::DefaultExecutionSpace space;
   pr.f.e = device::group_edges<Real, Kokkos::DefaultExecutionSpace::memory_space>(
-      rec, std::vector<double>(rec.size(), 0.5), D, net.n_neurons, "probe.edges", order, false);
+      space, rec, std::vector<double>(rec.size(), 0.5), D, net.n_neurons, "probe.edges", order, false);
   pr.f.D = D;
-  const auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pr.f.e.offsets);
+  const auto off = compat::mirror_view_and_copy(space, pr.f.e.offsets);
   const std::int64_t n_src = rec.n_sources, n_groups = n_src * D;
-  auto upload = [](const std::vector<std::int64_t>& v, const char* label) {
-    Kokkos::View<std::int64_t*> d(std::string(label), std::max<std::size_t>(1, v.size()));
+  auto upload = [&space](const std::vector<std::int64_t>& v, const char* label) {
+    Kokkos::View<std::int64_t*> d(Kokkos::view_alloc(space, std::string(label)), std::max<std::size_t>(1, v.size()));
     auto h = Kokkos::create_mirror_view(d);
+    space.fence();  // h may be d itself
     for (std::size_t k = 0; k < v.size(); ++k) h(k) = v[k];
-    Kokkos::deep_copy(d, h);
+    Kokkos::deep_copy(space, d, h);
+    space.fence();  // h goes out of scope
     return d;
   };
   struct Draw {
@@ -120,10 +123,11 @@ PropagationRates propagation_edges_per_s(const Network& net, const int B, const 
   }
   const LiveChannels lc = live_channels(net, device::NeuronConstants<Real, Kokkos::HostSpace>::kLiveBlock);
   pr.f.zero_spans = upload(lc.span, "probe.spans");
-  pr.f.u = decltype(pr.f.u)("probe.drive", B, net.n_channels, net.n_neurons);
+  pr.f.u = decltype(pr.f.u)(Kokkos::view_alloc(space, "probe.drive"), B, net.n_channels, net.n_neurons);
   pr.B = B;
   pr.P = std::min(B, compat::concurrency());
-  Kokkos::View<float*> evict("probe.evict", std::int64_t(1) << 24);
+  Kokkos::View<float*> evict(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "probe.evict"),
+                             std::int64_t(1) << 24);  // written whole before each timed run
   enum class Pattern { AsRun, RowsReused, EdgesStreamed };
   auto rate = [&](const Pattern pattern) {
     pr.reuse = pattern == Pattern::RowsReused;
@@ -132,11 +136,11 @@ PropagationRates propagation_edges_per_s(const Network& net, const int B, const 
       const Draw& w = draws[static_cast<std::size_t>(k)];
       pr.groups = pattern == Pattern::EdgesStreamed ? w.streamed : w.random;
       pr.sample_offsets = w.offsets;
-      Kokkos::deep_copy(evict, static_cast<float>(k));
-      Kokkos::fence();
+      Kokkos::deep_copy(space, evict, static_cast<float>(k));
+      space.fence();
       const auto t0 = std::chrono::steady_clock::now();
-      Kokkos::parallel_for("bench::propagation_probe", Kokkos::RangePolicy<>(0, pr.P), pr);
-      Kokkos::fence();
+      Kokkos::parallel_for("bench::propagation_probe", Kokkos::RangePolicy<>(space, 0, pr.P), pr);
+      space.fence();
       const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (k > 0) best = std::max(best, (pattern == Pattern::EdgesStreamed ? w.adds_streamed : w.adds) / sec);
     }

@@ -162,8 +162,7 @@ struct NeuronAdjointFunctor {
   // Hosts, L samples of one neuron with the triangle surrogate (a full block of kHostSampleLanes, or a partial one:
   // B < 16, or the last B mod 16): voltage_value and channel_values as in voltage_adjoint and channel_adjoint,
   // staged through local arrays so that every loop is a plain vector loop of a constant trip count (the views'
-  // loads and stores cannot alias each other there). Partial blocks took the lane-by-lane some_lanes before
-  // session 17.
+  // loads and stores cannot alias each other there).
   template <int L>
   void lanes(const int i, const int b0) const {
     const double cf = static_cast<double>(k.current_factor(i));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device/kernel_shape_choice.hpp"
@@ -30,7 +31,7 @@ template <class Real, class MemSpace>
 struct GroupedEdges {
   // [n_sources * D + 1]: the edges of group (j, d) are offsets(g) .. offsets(g + 1) - 1, g = group(j, d). Groups
   // are delay-major, g = (d - 1) n_sources + j: the groups of one delay are contiguous in source order, so that
-  // the spike adjoint's pass over one delay streams the edge arrays (docs/performance-sessions-10-13.md, session 10).
+  // the spike adjoint's pass over one delay streams the edge arrays.
   Kokkos::View<std::int64_t*, MemSpace> offsets;
   // The row an edge adds to, line = channel * n_targets + target (target: global neuron index): one index
   // addresses the [R][N] rows of the drive u[B][R][N] and of the adjoint ring gu[D][R][N][B] (edge_row).
@@ -103,10 +104,13 @@ inline int active_group_league(std::int64_t n_groups) {
 
 // Groups a projection's edges by (source, delay) with the given normalized weights (read order). On return
 // file_order[k] is the read-order index of grouped edge k. with_active_list: allocate the active-group list of
-// the device shapes (device_shape<ExecSpace>(KernelShape::Auto) for the space that will run the kernels).
-template <class Real, class MemSpace>
-GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<double>& weight, int D,
-                                         std::int64_t n_targets, const std::string& label,
+// the device shapes (device_shape<ExecSpace>(KernelShape::Auto) for the space that will run the kernels). The
+// device views are allocated and written on the instance `space`, which is fenced on return (the host staging
+// goes out of scope).
+template <class Real, class MemSpace, class ExecSpace,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+GroupedEdges<Real, MemSpace> group_edges(const ExecSpace& space, const Projection& p, const std::vector<double>& weight,
+                                         int D, std::int64_t n_targets, const std::string& label,
                                          std::vector<std::int64_t>& file_order, bool with_active_list) {
   GroupedEdges<Real, MemSpace> g;
   g.n_sources = p.n_sources;
@@ -185,19 +189,32 @@ GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<
         l = static_cast<std::int64_t>(k);
       }
   }
-  g.offsets = Kokkos::View<std::int64_t*, MemSpace>(label + ".offsets", ng + 1);
-  g.line = Kokkos::View<std::int32_t*, MemSpace>(label + ".line", ne);
-  g.weight = Kokkos::View<Real*, MemSpace>(label + ".weight", ne);
-  Kokkos::deep_copy(g.offsets, h_off);
-  Kokkos::deep_copy(g.line, h_line);
-  Kokkos::deep_copy(g.weight, h_w);
+  // offsets, line and weight are written whole by the copies: not initialized first
+  using Kokkos::view_alloc;
+  using Kokkos::WithoutInitializing;
+  g.offsets = Kokkos::View<std::int64_t*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".offsets"), ng + 1);
+  g.line = Kokkos::View<std::int32_t*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".line"), ne);
+  g.weight = Kokkos::View<Real*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".weight"), ne);
+  Kokkos::deep_copy(space, g.offsets, h_off);
+  Kokkos::deep_copy(space, g.line, h_line);
+  Kokkos::deep_copy(space, g.weight, h_w);
   if (with_active_list) {
     if (ng >= static_cast<std::size_t>(INT32_MAX))
       throw std::runtime_error(label + ": " + std::to_string(ng) +
                                " (source, delay) groups exceed the 32-bit active list");
-    g.active = Kokkos::View<std::int32_t*, MemSpace>(label + ".active_groups", ng + 1);
+    g.active = Kokkos::View<std::int32_t*, MemSpace>(view_alloc(space, label + ".active_groups"), ng + 1);
   }
+  space.fence();
   return g;
+}
+
+// The same on a default instance of the memory space's execution space (tests, tools).
+template <class Real, class MemSpace>
+GroupedEdges<Real, MemSpace> group_edges(const Projection& p, const std::vector<double>& weight, int D,
+                                         std::int64_t n_targets, const std::string& label,
+                                         std::vector<std::int64_t>& file_order, bool with_active_list) {
+  return group_edges<Real, MemSpace>(typename MemSpace::execution_space(), p, weight, D, n_targets, label, file_order,
+                                     with_active_list);
 }
 
 }  // namespace dpointnet::device

@@ -1,5 +1,6 @@
-// Fills and copies of contiguous device memory as kernels on an execution-space instance: no fence, no
-// host round trip (a Kokkos::deep_copy fences; these are launched and left to run).
+// Fills and copies of contiguous device memory as kernels of dpointnet's own on an execution-space instance: no
+// fence, no host round trip, and inside the time loop no deep copy (a Kokkos::deep_copy without an instance fences
+// the device; with one it is asynchronous but still a deep copy, and its fills are Kokkos-internal kernels).
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstddef>

@@ -22,8 +22,8 @@ KOKKOS_INLINE_FUNCTION std::int64_t to_fixed(double x) {
 KOKKOS_INLINE_FUNCTION double from_fixed(std::int64_t q) { return static_cast<double>(q) * (1.0 / kDriveScale); }
 
 // Hosts: out[i] = Real(from_fixed(q[i])) for i < m, the same values, in a form that vectorizes without AVX-512
-// (which brought the first packed int64 -> double conversion; without it GCC converted one value at a time, and
-// the host neuron step ran 3.5x slower on an AVX2 machine, docs/performance-host-isa.md): for |q| <
+// (which brought the first packed int64 -> double conversion; without it GCC converts one value at a time, and the
+// host neuron step does not vectorize on AVX2, bench/README.md): for |q| <
 // 2^51 the double whose bits are those of 1.5 x 2^52 plus q is exactly 1.5 x 2^52 + q (its ulp is 1), so
 // subtracting 1.5 x 2^52 gives q exactly, as the conversion does. A block with a value outside (a drive of 2^15
 // threshold gaps) is converted value by value.

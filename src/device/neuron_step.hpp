@@ -73,7 +73,7 @@ struct NeuronStepFunctor {
     const int R = static_cast<int>(s.psc.extent(1));
     Real cur[kBlock], zp[kBlock], drive[kBlock];
     int zi[kBlock];  // zp as integers: the refractory update without a float -> int conversion, which kept the
-                     // last stage scalar on AVX2 (docs/performance-host-isa.md)
+                     // last stage scalar on AVX2 (bench/README.md)
     // zin and zout are the same slot when D == 1 (not restrict): zp is copied out before zout is written
     const std::uint8_t* zin = have_prev ? &ring(slot_prev, b, i0) : nullptr;
     for (int q = 0; q < m; ++q) zi[q] = have_prev ? static_cast<int>(zin[q]) : 0;

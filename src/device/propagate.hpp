@@ -79,9 +79,8 @@ struct PropagateFunctor {
   // While a group is added, the offsets of the group kAheadOffsets on and the first kLinesAhead edge lines (80
   // edges: a typical recurrent group whole, 74 at 370 synapses per neuron over 5 delays) of the group kAheadEdges
   // on are prefetched: at cortical rates the active groups are scattered over the edge arrays, and a group would
-  // otherwise wait for its lines one group after the other (session 11: 2 lines, 2 groups ahead -> 5 lines, 3
-  // groups ahead took propagate_recurrent from 0.225 to 0.204 s per 3 updates at 5,000 neurons, 4.3 to 3.7 s per
-  // 2 updates of T = 100 at 66,000).
+  // otherwise wait for its lines one group after the other. The distances are the fastest of those timed
+  // (bench/README.md).
   static constexpr int kList = 64, kAheadOffsets = 6, kAheadEdges = 3, kLinesAhead = 5;
   KOKKOS_INLINE_FUNCTION void add_groups(const std::int64_t* group, const double* count, const int n,
                                          std::int64_t* ub) const {

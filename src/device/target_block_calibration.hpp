@@ -74,7 +74,8 @@ TargetBlockChoice choose_target_blocks(const ExecSpace& space,
     for (std::size_t q = 0; q < candidates.size(); ++q) {
       const std::size_t i = round % 2 == 0 ? q : candidates.size() - 1 - q;
       SpikeAdjointFunctor<Real, Acc, ExecSpace> f = make(t_first);
-      f.tb = target_blocks(e, D, n_targets, block_targets_for(n_targets, candidates[i]), "edges.recurrent.calibration");
+      f.tb = target_blocks(space, e, D, n_targets, block_targets_for(n_targets, candidates[i]),
+                           "edges.recurrent.calibration");
       spike_adjoint(space, f, KernelShape::Host);
       space.fence();
       for (int k = 0; k < steps; ++k) {

@@ -1,24 +1,23 @@
 // The recurrent edges in target blocks, for the host spike adjoint when one slot of the adjoint ring gu is much
-// larger than a core's cache (docs/performance-sessions-10-13.md, session 11; docs/performance-host-isa.md). A pass of
-// the spike adjoint over one delay then walks the target blocks in turn and, in each, the thread's sources: the gathers
-// of a block come from its rows of gu only (R x block_targets x B values). Each (source, delay) group's edges are in
-// target order (group_edges), so the segments of a group over the blocks are its edges in their order: the sums are
-// those of the unblocked pass, bitwise.
+// larger than a core's cache (bench/README.md). A pass of the spike adjoint over one delay then walks the target blocks
+// in turn and, in each, the thread's sources: the gathers of a block come from its rows of gu only (R x block_targets x
+// B values). Each (source, delay) group's edges are in target order (group_edges), so the segments of a group over the
+// blocks are its edges in their order: the sums are those of the unblocked pass, bitwise.
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device/edge_layout.hpp"
 
 namespace dpointnet::device {
 
-// How many target blocks pays depends on the machine, not only on the sizes (docs/performance-host-isa.md): at
-// N = 66,000, B = 16 (a 17 MB slot) 4 blocks were 1.5x faster than none on machines with 2 MB of L2 per core, and no
-// faster than none on one with 512 KiB of L2 and 16 MiB of L3 (where 8 blocks were 20-40 % slower). So the trainer
-// times the candidates below on its own edges before the first update (target_block_calibration.hpp), unless
-// train.target_blocks fixes the count.
+// How many target blocks pays depends on the machine (its caches), not only on the sizes (bench/README.md): blocks
+// that pay on a machine with a large L2 per core can be slower than none on one with a small L2 and a large L3. So
+// the trainer times the candidates below on its own edges before the first update (target_block_calibration.hpp),
+// unless train.target_blocks fixes the count.
 inline constexpr int kMinSegmentEdges = 8;  // a candidate's (source, delay, block) segments hold this many on average
 
 // The counts the calibration times: 1 (unblocked), and 2, 4, 8 while their segments keep kMinSegmentEdges edges on
@@ -74,43 +73,49 @@ inline double target_block_bytes(std::int64_t n_edges, double n_sources, int D, 
 }
 
 // Builds the blocked copy of e (targets 0 .. n_targets - 1, block_targets per block); empty (on() false) when
-// target_block_count gives fewer than 2 blocks.
-template <class Real, class MemSpace>
-TargetBlockedEdges<Real, MemSpace> target_blocks(const GroupedEdges<Real, MemSpace>& e, int D, std::int64_t n_targets,
-                                                 std::int64_t block_targets, const std::string& label) {
+// target_block_count gives fewer than 2 blocks. The device views are allocated and written on the instance
+// `space` (fenced on return); the counting and filling run on the host's threads.
+template <class ExecSpace, class Real, class MemSpace,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+TargetBlockedEdges<Real, MemSpace> target_blocks(const ExecSpace& space, const GroupedEdges<Real, MemSpace>& e, int D,
+                                                 std::int64_t n_targets, std::int64_t block_targets,
+                                                 const std::string& label) {
   TargetBlockedEdges<Real, MemSpace> tb;
   const std::int64_t ne = static_cast<std::int64_t>(e.line.extent(0));
   tb.n_blocks = target_block_count(n_targets, block_targets, ne);
   if (!tb.on()) return tb;
   tb.n_sources = e.n_sources;
-  auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.offsets);
-  auto ln = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.line);
-  auto wt = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.weight);
+  auto off = compat::mirror_view_and_copy(space, e.offsets);
+  auto ln = compat::mirror_view_and_copy(space, e.line);
+  auto wt = compat::mirror_view_and_copy(space, e.weight);
   const std::int64_t n = e.n_sources, ns = static_cast<std::int64_t>(D) * tb.n_blocks * n;
   auto block_of = [=](std::int64_t k) {
     return static_cast<int>(static_cast<std::int64_t>(ln(k)) % n_targets / block_targets);
   };
   // written in place where the memory space is the host's (create_mirror_view: the view itself), so that a build
-  // needs no second copy of the edges there
-  tb.seg = Kokkos::View<std::int32_t*, MemSpace>(label + ".seg", ns + 1);
-  tb.line = Kokkos::View<std::int32_t*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + ".line"), ne);
-  tb.weight = Kokkos::View<Real*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + ".weight"), ne);
-  auto h_seg = Kokkos::create_mirror_view(tb.seg);
-  Kokkos::deep_copy(h_seg, 0);
+  // needs no second copy of the edges there; seg, line and weight are written whole (seg zeroed on the host)
+  using Kokkos::view_alloc;
+  using Kokkos::WithoutInitializing;
+  tb.seg = Kokkos::View<std::int32_t*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".seg"), ns + 1);
+  tb.line = Kokkos::View<std::int32_t*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".line"), ne);
+  tb.weight = Kokkos::View<Real*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".weight"), ne);
   // on the host's threads: each source's counts and segments are its own
+  const Kokkos::DefaultHostExecutionSpace host;
   using HostRange = Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>;
-  Kokkos::parallel_for("dpointnet::target_blocks_count", HostRange(0, n), [=](const std::int64_t j) {
+  auto h_seg = Kokkos::create_mirror_view(tb.seg);
+  Kokkos::deep_copy(host, h_seg, 0);
+  Kokkos::parallel_for("dpointnet::target_blocks_count", HostRange(host, 0, n), [=](const std::int64_t j) {
     for (int d = 1; d <= D; ++d) {
       const std::int64_t g = e.group(j, d);
       for (std::int64_t k = off(g); k < off(g + 1); ++k) h_seg(tb.section(d, block_of(k)) + j + 1)++;
     }
   });
-  Kokkos::fence();
+  host.fence();
   for (std::int64_t s = 0; s < ns; ++s) h_seg(s + 1) += h_seg(s);
   auto h_line = Kokkos::create_mirror_view(tb.line);
   auto h_w = Kokkos::create_mirror_view(tb.weight);
   // a group's edges are in target order, so each block's edges of the group are consecutive: its segment
-  Kokkos::parallel_for("dpointnet::target_blocks_fill", HostRange(0, n), [=](const std::int64_t j) {
+  Kokkos::parallel_for("dpointnet::target_blocks_fill", HostRange(host, 0, n), [=](const std::int64_t j) {
     for (int d = 1; d <= D; ++d) {
       const std::int64_t g = e.group(j, d);
       int blk = -1;
@@ -122,13 +127,21 @@ TargetBlockedEdges<Real, MemSpace> target_blocks(const GroupedEdges<Real, MemSpa
       }
     }
   });
-  Kokkos::fence();
-  tb.active = Kokkos::View<std::int32_t*, MemSpace>(label + ".active", n);
-  tb.cursor = Kokkos::View<std::int64_t*, MemSpace>(label + ".cursor", n);
-  Kokkos::deep_copy(tb.seg, h_seg);
-  Kokkos::deep_copy(tb.line, h_line);
-  Kokkos::deep_copy(tb.weight, h_w);
+  host.fence();
+  tb.active = Kokkos::View<std::int32_t*, MemSpace>(view_alloc(space, label + ".active"), n);
+  tb.cursor = Kokkos::View<std::int64_t*, MemSpace>(view_alloc(space, label + ".cursor"), n);
+  Kokkos::deep_copy(space, tb.seg, h_seg);
+  Kokkos::deep_copy(space, tb.line, h_line);
+  Kokkos::deep_copy(space, tb.weight, h_w);
+  space.fence();
   return tb;
+}
+
+// The same on a default instance of the memory space's execution space (tests).
+template <class Real, class MemSpace>
+TargetBlockedEdges<Real, MemSpace> target_blocks(const GroupedEdges<Real, MemSpace>& e, int D, std::int64_t n_targets,
+                                                 std::int64_t block_targets, const std::string& label) {
+  return target_blocks(typename MemSpace::execution_space(), e, D, n_targets, block_targets, label);
 }
 
 // Copies the live weights of e into the blocked order (once per update, before the reverse sweep).

@@ -1,6 +1,7 @@
 // The replicas of this process (1, or several in mirrored mode) and the job's context, with one update's
 // gradient computation and reduction: one packed FP32 buffer, summed over local replicas, one in-place
-// allreduce, the mean. Without a distribution mode the single trainer's gradients are used as they are.
+// allreduce, the mean. Without a distribution mode the single trainer's gradients are used as they are. Each
+// local replica runs on its own execution-space instance (compat::make_instances: its own stream on a device).
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "train/trainer.hpp"
 #include "train/trainer_state.hpp"
 #include "util/error.hpp"
+#include "util/kokkos_compat.hpp"
 #include "util/log.hpp"
 
 namespace dpointnet {
@@ -30,8 +32,9 @@ class ReplicaSet {
                              " replica(s); the job has " + std::to_string(ctx.size() * local_));
     // the other local replicas take the first one's target-block count (train.target_blocks "auto" is timed once
     // per process; every count gives the same sums)
+    spaces_ = compat::make_instances(Kokkos::DefaultExecutionSpace(), local_);
     for (int r = 0; r < local_; ++r)
-      reps_.push_back(std::make_unique<Trainer<Real>>(Kokkos::DefaultExecutionSpace(), run,
+      reps_.push_back(std::make_unique<Trainer<Real>>(spaces_[static_cast<std::size_t>(r)], run,
                                                       r == 0 ? 0 : reps_[0]->engine().target_blocks()));
   }
 
@@ -74,10 +77,12 @@ class ReplicaSet {
     if (!distributed_) return ms[0];
     const std::size_t n = reps_[0]->weights().packed_size();
     sum_.assign(n, 0.0f);
-    for (auto& t : reps_) {
-      const float* p = t->weights().pack_gradients();
+    // every replica packs on its own instance; all of them are fenced before the host reads a packed buffer
+    std::vector<const float*> packed;
+    for (auto& t : reps_) packed.push_back(t->weights().pack_gradients());
+    for (const auto& space : spaces_) space.fence();
+    for (const float* p : packed)
       for (std::size_t q = 0; q < n; ++q) sum_[q] += p[q];
-    }
     const auto t0 = std::chrono::steady_clock::now();
     ctx_.allreduce_sum(sum_.data(), n);
     const double allreduce_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -195,6 +200,7 @@ class ReplicaSet {
   bool distributed_;
   int local_;
   SampleSchedule schedule_;
+  std::vector<Kokkos::DefaultExecutionSpace> spaces_;  // one instance per local replica
   std::vector<std::unique_ptr<Trainer<Real>>> reps_;
   std::vector<float> sum_;
 };

@@ -173,7 +173,7 @@ std::vector<double> Simulator<Real, ExecSpace>::to_read_order(int s, const View&
   const auto& order = file_order(s);
   std::vector<double> out(order.size(), 0.0);
   if (v.extent(0) != order.size()) return out;
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  auto h = compat::mirror_view_and_copy(space_, v);
   for (std::size_t k = 0; k < order.size(); ++k) out[static_cast<std::size_t>(order[k])] = static_cast<double>(h(k));
   return out;
 }
@@ -186,9 +186,11 @@ void Simulator<Real, ExecSpace>::from_read_order(int s, const std::vector<double
     throw std::runtime_error("edge set " + std::to_string(s) + ": " + std::to_string(values.size()) + " values for " +
                              std::to_string(v.extent(0)) + " edges");
   auto h = Kokkos::create_mirror_view(v);
+  space_.fence();  // h may be v itself (host memory), which kernels launched on space_ may still use
   for (std::size_t k = 0; k < order.size(); ++k)
     h(k) = static_cast<typename View::non_const_value_type>(values[static_cast<std::size_t>(order[k])]);
-  Kokkos::deep_copy(v, h);
+  Kokkos::deep_copy(space_, v, h);
+  space_.fence();  // h goes out of scope
 }
 
 // Instantiated once, in simulator.cpp.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/simulator.hpp"
+#include "util/kokkos_compat.hpp"
 
 namespace dpointnet {
 
@@ -41,17 +42,16 @@ struct HostSnapshot {
   std::vector<device::CountRing<Kokkos::HostSpace>> input_rings;
 };
 
-template <class Real, class Snap>
-HostSnapshot<Real> host_copy(const Snap& s) {
+template <class Real, class ExecSpace, class Snap>
+HostSnapshot<Real> host_copy(const ExecSpace& space, const Snap& s) {
   HostSnapshot<Real> h;
-  h.state.v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.state.v);
-  h.state.r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.state.r);
-  h.state.asc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.state.asc);
-  h.state.psc_rise = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.state.psc_rise);
-  h.state.psc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.state.psc);
-  h.z_ring = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.z_ring);
-  for (const auto& r : s.input_rings)
-    h.input_rings.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r));
+  h.state.v = compat::mirror_view_and_copy(space, s.state.v);
+  h.state.r = compat::mirror_view_and_copy(space, s.state.r);
+  h.state.asc = compat::mirror_view_and_copy(space, s.state.asc);
+  h.state.psc_rise = compat::mirror_view_and_copy(space, s.state.psc_rise);
+  h.state.psc = compat::mirror_view_and_copy(space, s.state.psc);
+  h.z_ring = compat::mirror_view_and_copy(space, s.z_ring);
+  for (const auto& r : s.input_rings) h.input_rings.push_back(compat::mirror_view_and_copy(space, r));
   return h;
 }
 }  // namespace detail
@@ -94,7 +94,7 @@ class CarriedStates {
     if (!valid_) return out;
     out.reserve(in_.size() * static_cast<std::size_t>(B_) * record_size(sim));
     for (const auto& snap : in_) {
-      auto h = detail::host_copy<Real>(snap);
+      auto h = detail::host_copy<Real>(space_, snap);
       for (int b = 0; b < B_; ++b)
         detail::for_record_fields(h, b, [&](const auto& x) { out.push_back(static_cast<double>(x)); });
     }
@@ -110,7 +110,7 @@ class CarriedStates {
                              std::to_string(per));
     std::size_t q = 0;
     for (auto& snap : in_) {
-      auto h = detail::host_copy<Real>(snap);
+      auto h = detail::host_copy<Real>(space_, snap);
       for (int b = 0; b < B_; ++b)
         detail::for_record_fields(
             h, b, [&](auto& x) { x = static_cast<std::remove_reference_t<decltype(x)>>(records[q++]); });

@@ -93,6 +93,7 @@ class WeightStore {
       throw std::runtime_error("surface " + (*this)[s].name + ": " + std::to_string(values.size()) + " values for " +
                                std::to_string(v.extent(0)) + " edges");
     auto h = Kokkos::create_mirror_view(v);
+    space_.fence();  // on a host backend h is the view itself
     for (std::size_t k = 0; k < order.size(); ++k) h(k) = static_cast<Real>(values[static_cast<std::size_t>(order[k])]);
     Kokkos::deep_copy(space_, v, h);
     space_.fence();
@@ -167,7 +168,8 @@ class WeightStore {
 
   // ---- the packed gradient buffer of sample-parallel training ----
   // Every trainable gradient as one float32 buffer (trainable surfaces in order, edges in grouped order), on the
-  // host; allocated once, valid for the store's life.
+  // host; allocated once, valid for the store's life. The copy is left running on the store's instance: fence it
+  // before reading the buffer.
   std::size_t packed_size() const { return static_cast<std::size_t>(n_trainable_); }
   float* pack_gradients() {
     allocate_packed();
@@ -184,12 +186,12 @@ class WeightStore {
       off += static_cast<std::int64_t>(g.extent(0));
     }
     Kokkos::deep_copy(space_, packed_host_, packed_);
-    space_.fence();
     return packed_host_.data();
   }
   // gradient = packed * scale; returns the new gradient norm.
   double unpack_gradients(const float* packed, double scale) {
     allocate_packed();
+    space_.fence();  // the host writes the staging buffer (a pack may still be copying into it)
     if (packed != packed_host_.data())
       for (std::size_t q = 0; q < packed_host_.extent(0); ++q) packed_host_(q) = packed[q];
     Kokkos::deep_copy(space_, packed_, packed_host_);

@@ -17,14 +17,14 @@
 // HostLanes<T, N>: N (1..16) lanes of T as GCC/Clang vectors of at most the host's register width on host compilers,
 // so that a partial sum kept over a loop stays in registers and is loaded and stored as vectors; a plain array
 // elsewhere (device code, nvcc). The arithmetic is lane by lane, a product then a sum, each rounded: the same values
-// either way. HostLanes16 is the full block of 16 samples. Why the register width: held as a plain array, GCC split
-// 16 lanes into 16 scalars with about 50 shuffles per load and store; held as one 16-lane vector wider than a register
-// (64 bytes of float without AVX-512, 128 of double), GCC kept it on the stack and moved it through 8-byte pieces at
-// every edge (store-forwarding stalls: a gather loop ran 8x slower on an AVX2 machine,
-// docs/performance-host-isa.md). So the lanes are pieces of power-of-two lanes, each at most a register wide, largest
-// first (16 floats: one piece with AVX-512, 8 + 8 with AVX2; 15 floats with AVX2: 8 + 4 + 2 + 1), one named member
-// per piece: each stays a register. A partial block (fewer than 16 samples, or the last B mod 16) kept its sums in
-// memory before session 17 (a load, an add and a store per edge and sample): B = 4 cost as much as B = 16.
+// either way. HostLanes16 is the full block of 16 samples. Why the register width: held as a plain array, GCC splits
+// 16 lanes into 16 scalars with shuffles at every load and store; held as one 16-lane vector wider than a register
+// (64 bytes of float without AVX-512, 128 of double), GCC keeps it on the stack and moves it through 8-byte pieces at
+// every edge (store-forwarding stalls; bench/README.md). So the lanes are pieces of power-of-two lanes, each at most a
+// register wide, largest first (16 floats: one piece with AVX-512, 8 + 8 with AVX2; 15 floats with AVX2: 8 + 4 + 2 +
+// 1), one named member per piece: each stays a register. A partial block (fewer than 16 samples, or the last B mod
+// 16) is held the same way, so that its sums stay in registers too instead of a load, an add and a store per edge and
+// sample.
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__HIPCC__) && \
     !defined(__SYCL_DEVICE_ONLY__)
 #define DPOINTNET_HOST_VECTOR_EXT 1

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #if defined(KOKKOS_VERSION) && KOKKOS_VERSION >= 40000
 #define DPOINTNET_KOKKOS4 1
@@ -69,11 +70,44 @@ int concurrency(const ExecSpace& space) {
 }
 inline int concurrency() { return concurrency(Kokkos::DefaultExecutionSpace()); }
 
+// A host copy of `src` made on the instance `space` (the view itself where it is host memory), complete on
+// return: the instance is fenced, not the whole device. Kokkos 4 takes the instance in create_mirror_view_and_copy;
+// 3.x has no such overload (its create_mirror_view_and_copy fences globally).
+template <class ExecSpace, class View>
+auto mirror_view_and_copy(const ExecSpace& space, const View& src) {
+#if DPOINTNET_KOKKOS4
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::view_alloc(Kokkos::HostSpace(), space), src);
+#else
+  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), src, Kokkos::WithoutInitializing);
+  Kokkos::deep_copy(space, h, src);
+#endif
+  space.fence();
+  return h;
+}
+
 // Whether kernels of this execution space run on the host (then they take their host shape). Keyed on the
 // execution space, not on its memory space: a CUDA build whose memory is host-accessible (UVM) runs the device
 // shapes.
 template <class ExecSpace>
 inline constexpr bool host_execution = Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+
+// n execution-space instances for work that may overlap (the local replicas of mirrored training). Device
+// backends get independent instances (their own streams) from partition_space (Kokkos 4.1 on: the weights as a
+// vector); host backends, and older Kokkos (3.4 has no partition_space), get n copies of `space`: host replicas run one
+// after another, and a partitioned host pool would only give each of them fewer threads.
+template <class ExecSpace>
+std::vector<ExecSpace> make_instances(const ExecSpace& space, int n) {
+  if (n < 1) return {};
+#if KOKKOS_VERSION >= 40100
+  if constexpr (!host_execution<ExecSpace>) {
+    std::vector<ExecSpace> out =
+        Kokkos::Experimental::partition_space(space, std::vector<int>(static_cast<std::size_t>(n), 1));
+    return out;
+  }
+#endif
+  return std::vector<ExecSpace>(static_cast<std::size_t>(n), space);
+}
+
 // Samples per register block in the host shape of the samples-fastest kernels.
 inline constexpr int kHostSampleLanes = 16;
 

@@ -43,17 +43,27 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   if (opt_.kernel_shape == device::KernelShape::Host && !compat::host_execution<ExecSpace>)
     throw std::logic_error("SimOptions::kernel_shape Host: the host shapes need a host execution space");
   const std::size_t N = static_cast<std::size_t>(N_);
+  // Everything below is allocated, initialized and uploaded on space_ (no global fence). Views that the host fills
+  // completely from a mirror are not initialized first.
   // neuron constants
-  k_.decay = decltype(k_.decay)("neuron.decay", N);
-  k_.current_factor = decltype(k_.current_factor)("neuron.current_factor", N);
-  k_.v_reset = decltype(k_.v_reset)("neuron.v_reset", N);
-  k_.t_ref_steps = decltype(k_.t_ref_steps)("neuron.t_ref_steps", N);
-  k_.n_channels = decltype(k_.n_channels)("neuron.n_channels", N);
-  k_.n_receptors = decltype(k_.n_receptors)("neuron.n_receptors", N);
-  k_.asc_amps = decltype(k_.asc_amps)("neuron.asc_amps", kNumAsc, N);
-  k_.asc_decay = decltype(k_.asc_decay)("neuron.asc_decay", kNumAsc, N);
-  k_.syn_decay = decltype(k_.syn_decay)("neuron.syn_decay", R_, N);
-  k_.psc_initial = decltype(k_.psc_initial)("neuron.psc_initial", R_, N);
+  k_.decay = decltype(k_.decay)(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "neuron.decay"), N);
+  k_.current_factor =
+      decltype(k_.current_factor)(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "neuron.current_factor"), N);
+  k_.v_reset = decltype(k_.v_reset)(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "neuron.v_reset"), N);
+  k_.t_ref_steps =
+      decltype(k_.t_ref_steps)(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "neuron.t_ref_steps"), N);
+  k_.n_channels =
+      decltype(k_.n_channels)(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "neuron.n_channels"), N);
+  k_.n_receptors =
+      decltype(k_.n_receptors)(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "neuron.n_receptors"), N);
+  k_.asc_amps =
+      decltype(k_.asc_amps)(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "neuron.asc_amps"), kNumAsc, N);
+  k_.asc_decay =
+      decltype(k_.asc_decay)(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "neuron.asc_decay"), kNumAsc, N);
+  k_.syn_decay =
+      decltype(k_.syn_decay)(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "neuron.syn_decay"), R_, N);
+  k_.psc_initial =
+      decltype(k_.psc_initial)(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "neuron.psc_initial"), R_, N);
   {
     auto decay = Kokkos::create_mirror_view(k_.decay);
     auto cf = Kokkos::create_mirror_view(k_.current_factor);
@@ -84,59 +94,62 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
         pi(c, i) = has ? static_cast<Real>(d.psc_initial[static_cast<std::size_t>(c)]) : Real(0);
       }
     }
-    Kokkos::deep_copy(k_.decay, decay);
-    Kokkos::deep_copy(k_.current_factor, cf);
-    Kokkos::deep_copy(k_.v_reset, vr);
-    Kokkos::deep_copy(k_.t_ref_steps, tr);
-    Kokkos::deep_copy(k_.n_channels, nc);
-    Kokkos::deep_copy(k_.n_receptors, nr);
-    Kokkos::deep_copy(k_.asc_amps, aa);
-    Kokkos::deep_copy(k_.asc_decay, ad);
-    Kokkos::deep_copy(k_.syn_decay, sd);
-    Kokkos::deep_copy(k_.psc_initial, pi);
+    Kokkos::deep_copy(space_, k_.decay, decay);
+    Kokkos::deep_copy(space_, k_.current_factor, cf);
+    Kokkos::deep_copy(space_, k_.v_reset, vr);
+    Kokkos::deep_copy(space_, k_.t_ref_steps, tr);
+    Kokkos::deep_copy(space_, k_.n_channels, nc);
+    Kokkos::deep_copy(space_, k_.n_receptors, nr);
+    Kokkos::deep_copy(space_, k_.asc_amps, aa);
+    Kokkos::deep_copy(space_, k_.asc_decay, ad);
+    Kokkos::deep_copy(space_, k_.syn_decay, sd);
+    Kokkos::deep_copy(space_, k_.psc_initial, pi);
   }
   {  // channels without inputs (network/live_channels.hpp)
     const LiveChannels lc = live_channels(net, device::NeuronConstants<Real, MemSpace>::kLiveBlock);
-    k_.live = impl::upload_vector<decltype(k_.live)>("neuron.live_channels", lc.neuron);
-    k_.live_blocks = impl::upload_vector<decltype(k_.live_blocks)>("neuron.live_channel_blocks", lc.block);
-    live_spans_ = impl::upload_vector<decltype(live_spans_)>("drive.live_spans", lc.span);
+    k_.live = impl::upload_vector<decltype(k_.live)>(space_, "neuron.live_channels", lc.neuron);
+    k_.live_blocks = impl::upload_vector<decltype(k_.live_blocks)>(space_, "neuron.live_channel_blocks", lc.block);
+    live_spans_ = impl::upload_vector<decltype(live_spans_)>(space_, "drive.live_spans", lc.span);
   }
   if (net.dynamics == Dynamics::Nest) {
-    impl::upload_nest_constants(net, R_, k_);
+    impl::upload_nest_constants(space_, net, R_, k_);
     nest_h_ = nest_time::step_ms(net.dt);
-    v_pre_ = decltype(v_pre_)("state.nest_v_pre_reset", B_, N);
-    held_ = decltype(held_)("state.nest_held", B_, N);
+    v_pre_ = decltype(v_pre_)(Kokkos::view_alloc(space_, "state.nest_v_pre_reset"), B_, N);
+    held_ = decltype(held_)(Kokkos::view_alloc(space_, "state.nest_held"), B_, N);
   }
   // state
-  state_.v = decltype(state_.v)("state.v", B_, N);
-  state_.r = decltype(state_.r)("state.r", B_, N);
-  state_.asc = decltype(state_.asc)("state.asc", B_, kNumAsc, N);
-  state_.psc_rise = decltype(state_.psc_rise)("state.psc_rise", B_, R_, N);
-  state_.psc = decltype(state_.psc)("state.psc", B_, R_, N);
-  u_ = decltype(u_)("drive.u", B_, R_, N);
-  z_ring_ = device::SpikeRing<MemSpace>("state.z_ring", D_, B_, N);
+  state_.v = decltype(state_.v)(Kokkos::view_alloc(space_, "state.v"), B_, N);
+  state_.r = decltype(state_.r)(Kokkos::view_alloc(space_, "state.r"), B_, N);
+  state_.asc = decltype(state_.asc)(Kokkos::view_alloc(space_, "state.asc"), B_, kNumAsc, N);
+  state_.psc_rise = decltype(state_.psc_rise)(Kokkos::view_alloc(space_, "state.psc_rise"), B_, R_, N);
+  state_.psc = decltype(state_.psc)(Kokkos::view_alloc(space_, "state.psc"), B_, R_, N);
+  u_ = decltype(u_)(Kokkos::view_alloc(space_, "drive.u"), B_, R_, N);
+  z_ring_ = device::SpikeRing<MemSpace>(Kokkos::view_alloc(space_, "state.z_ring"), D_, B_, N);
   const bool active_lists = device::device_shape<ExecSpace>(opt_.kernel_shape);
-  recurrent_ = device::group_edges<Real, MemSpace>(net.projections[0], net.initial_weights(0), D_, N_,
+  recurrent_ = device::group_edges<Real, MemSpace>(space_, net.projections[0], net.initial_weights(0), D_, N_,
                                                    "edges.recurrent", recurrent_order_, active_lists);
   for (const PreparedInput& in : inputs) {
     auto rt = std::make_unique<InputRuntime>();
     rt->spec = in;
     const Projection& pr = net.projections[static_cast<std::size_t>(in.projection)];
     const std::string lbl = "input." + pr.source_population;
-    rt->edges = device::group_edges<Real, MemSpace>(pr, net.initial_weights(in.projection), D_, N_,
+    rt->edges = device::group_edges<Real, MemSpace>(space_, pr, net.initial_weights(in.projection), D_, N_,
                                                     "edges." + pr.source_population, rt->order, active_lists);
-    rt->ring = device::CountRing<MemSpace>(lbl + ".ring", D_, B_, static_cast<std::size_t>(pr.n_sources));
+    rt->ring = device::CountRing<MemSpace>(Kokkos::view_alloc(space_, lbl + ".ring"), D_, B_,
+                                           static_cast<std::size_t>(pr.n_sources));
     upload_schedule(*rt, in);
     inputs_.push_back(std::move(rt));
   }
-  rec_z_ = decltype(rec_z_)("record.z", opt_.record_chunk, B_, N);
-  if (opt_.record_v) rec_v_ = decltype(rec_v_)("record.v", opt_.record_chunk, B_, N);
-  i_ext_ = decltype(i_ext_)("neuron.i_ext", N);
+  rec_z_ = decltype(rec_z_)(Kokkos::view_alloc(space_, "record.z"), opt_.record_chunk, B_, N);
+  if (opt_.record_v) rec_v_ = decltype(rec_v_)(Kokkos::view_alloc(space_, "record.v"), opt_.record_chunk, B_, N);
+  i_ext_ = decltype(i_ext_)(Kokkos::view_alloc(space_, "neuron.i_ext"), N);
   // host staging of the recorder, allocated once (run() is called per segment in training)
   rec_z_host_ = Kokkos::create_mirror_view(rec_z_);
   rec_v_host_ = Kokkos::create_mirror_view(rec_v_);
   rec_v_double_ = decltype(rec_v_double_)("record.v_host", rec_v_.extent(0), rec_v_.extent(1), rec_v_.extent(2));
-  v_step_ = decltype(v_step_)("record.v_step", opt_.record_v ? B_ : 0, opt_.record_v ? N : 0);
+  v_step_ =
+      decltype(v_step_)(Kokkos::view_alloc(space_, "record.v_step"), opt_.record_v ? B_ : 0, opt_.record_v ? N : 0);
+  space_.fence();  // the uploads above read host mirrors that go out of scope here
 }
 
 template <class Real, class ExecSpace>
@@ -154,13 +167,15 @@ void Simulator<Real, ExecSpace>::update_current(std::int64_t t, bool force) {
   bool change = force || (t == 0);
   for (const auto& p : pulses_) change = change || p.first_step == t || p.end_step == t;
   if (!change || pulses_.empty()) return;
-  auto h = Kokkos::create_mirror_view(i_ext_);
   std::vector<double> acc(static_cast<std::size_t>(N_), 0.0);
   for (const auto& p : pulses_)
     if (p.first_step <= t && t < p.end_step)
       for (std::size_t q = 0; q < p.neurons.size(); ++q) acc[static_cast<std::size_t>(p.neurons[q])] += p.amp[q];
+  auto h = Kokkos::create_mirror_view(i_ext_);
+  space_.fence();  // the mirror may be i_ext_ itself (host memory), read by the steps already launched
   for (std::int64_t i = 0; i < N_; ++i) h(i) = static_cast<Real>(acc[static_cast<std::size_t>(i)]);
-  Kokkos::deep_copy(i_ext_, h);
+  Kokkos::deep_copy(space_, i_ext_, h);
+  space_.fence();  // h goes out of scope
 }
 
 template <class Real, class ExecSpace>
@@ -173,15 +188,15 @@ void Simulator<Real, ExecSpace>::reset() {
         "dpointnet::nest_initial_v", Kokkos::RangePolicy<ExecSpace>(space_, 0, std::int64_t(B_) * n),
         KOKKOS_LAMBDA(const std::int64_t idx) { v(idx / n, idx % n) = v0(idx % n); });
   } else {
-    Kokkos::deep_copy(state_.v, Real(0));
+    Kokkos::deep_copy(space_, state_.v, Real(0));
   }
-  Kokkos::deep_copy(state_.r, std::int16_t(0));
-  Kokkos::deep_copy(state_.asc, Real(0));
-  Kokkos::deep_copy(state_.psc_rise, Real(0));
-  Kokkos::deep_copy(state_.psc, Real(0));
-  Kokkos::deep_copy(z_ring_, std::uint8_t(0));
-  Kokkos::deep_copy(i_ext_, Real(0));
-  for (auto& in : inputs_) Kokkos::deep_copy(in->ring, std::uint16_t(0));
+  Kokkos::deep_copy(space_, state_.r, std::int16_t(0));
+  Kokkos::deep_copy(space_, state_.asc, Real(0));
+  Kokkos::deep_copy(space_, state_.psc_rise, Real(0));
+  Kokkos::deep_copy(space_, state_.psc, Real(0));
+  Kokkos::deep_copy(space_, z_ring_, std::uint8_t(0));
+  Kokkos::deep_copy(space_, i_ext_, Real(0));
+  for (auto& in : inputs_) Kokkos::deep_copy(space_, in->ring, std::uint16_t(0));
   t_ = 0;
   history_ = 0;
   events_ = 0;
@@ -341,9 +356,10 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
     const std::int64_t first = t_;
     for (int k = 0; k < n; ++k) step_once(sink ? k : -1);
     if (sink) {
-      Kokkos::deep_copy(hz, rec_z_);
+      Kokkos::deep_copy(space_, hz, rec_z_);
+      if (opt_.record_v) Kokkos::deep_copy(space_, hv, rec_v_);
+      space_.fence();  // the host reads the chunk
       if (opt_.record_v) {
-        Kokkos::deep_copy(hv, rec_v_);
         for (std::size_t q = 0; q < hv.span(); ++q) hv_d.data()[q] = static_cast<double>(hv.data()[q]);
       }
       RecordedChunk c;

@@ -10,13 +10,15 @@ namespace dpointnet {
 
 namespace impl {
 // A device view of the values of a host vector, each converted to the view's element type (empty vector: empty
-// view). Outside the step loop only.
-template <class View, class Vec>
-View upload_vector(const std::string& label, const Vec& vec) {
-  View dev(label, vec.size());
+// view), allocated and copied on `space`, which is fenced (the host mirror goes out of scope; no global fence).
+// Every element is written: no initialization. Outside the step loop only.
+template <class View, class ExecSpace, class Vec>
+View upload_vector(const ExecSpace& space, const std::string& label, const Vec& vec) {
+  View dev(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label), vec.size());
   auto h = Kokkos::create_mirror_view(dev);
   for (std::size_t q = 0; q < vec.size(); ++q) h(q) = static_cast<typename View::value_type>(vec[q]);
-  Kokkos::deep_copy(dev, h);
+  Kokkos::deep_copy(space, dev, h);
+  space.fence();
   return dev;
 }
 }  // namespace impl
@@ -31,7 +33,7 @@ void Simulator<Real, ExecSpace>::upload_schedule(InputRuntime& rt, const Prepare
   rt.p = rt.p0 = {};
   const std::string lbl = "input." + in.name;
   auto copy = [&](auto& dev, const auto& vec, const std::string& name) {
-    dev = impl::upload_vector<std::decay_t<decltype(dev)>>(lbl + "." + name, vec);
+    dev = impl::upload_vector<std::decay_t<decltype(dev)>>(space_, lbl + "." + name, vec);
   };
   if (in.silent) return;
   if (in.kind == InputKind::SpikeFile) {

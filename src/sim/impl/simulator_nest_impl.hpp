@@ -9,18 +9,23 @@
 
 namespace dpointnet::impl {
 
-template <class Real, class MemSpace>
-void upload_nest_constants(const Network& net, int R, device::NeuronConstants<Real, MemSpace>& k) {
+// Allocated and copied on `space` (fenced before the host mirrors go); the host writes every element, so the
+// views are not initialized first.
+template <class ExecSpace, class Real, class MemSpace>
+void upload_nest_constants(const ExecSpace& space, const Network& net, int R,
+                           device::NeuronConstants<Real, MemSpace>& k) {
   const std::size_t N = static_cast<std::size_t>(net.n_neurons);
   k.nest = true;
-  k.p31 = decltype(k.p31)("neuron.nest_p31", R, N);
-  k.p32 = decltype(k.p32)("neuron.nest_p32", R, N);
-  k.asc_stable = decltype(k.asc_stable)("neuron.nest_asc_stable", kNumAsc, N);
-  k.asc_refr = decltype(k.asc_refr)("neuron.nest_asc_refr", kNumAsc, N);
-  k.v_init = decltype(k.v_init)("neuron.nest_v_init", N);
-  k.i_e = decltype(k.i_e)("neuron.nest_i_e", N);
-  k.v_min = decltype(k.v_min)("neuron.nest_v_min", N);
-  k.iaf = decltype(k.iaf)("neuron.nest_iaf", N);
+  k.p31 = decltype(k.p31)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "neuron.nest_p31"), R, N);
+  k.p32 = decltype(k.p32)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "neuron.nest_p32"), R, N);
+  k.asc_stable = decltype(k.asc_stable)(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "neuron.nest_asc_stable"), kNumAsc, N);
+  k.asc_refr =
+      decltype(k.asc_refr)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "neuron.nest_asc_refr"), kNumAsc, N);
+  k.v_init = decltype(k.v_init)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "neuron.nest_v_init"), N);
+  k.i_e = decltype(k.i_e)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "neuron.nest_i_e"), N);
+  k.v_min = decltype(k.v_min)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "neuron.nest_v_min"), N);
+  k.iaf = decltype(k.iaf)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "neuron.nest_iaf"), N);
   auto p31 = Kokkos::create_mirror_view(k.p31);
   auto p32 = Kokkos::create_mirror_view(k.p32);
   auto sc = Kokkos::create_mirror_view(k.asc_stable);
@@ -45,14 +50,15 @@ void upload_nest_constants(const Network& net, int R, device::NeuronConstants<Re
     vm(i) = static_cast<Real>(d.v_min);  // -inf stays -inf in float32
     iaf(i) = d.iaf ? 1 : 0;
   }
-  Kokkos::deep_copy(k.p31, p31);
-  Kokkos::deep_copy(k.p32, p32);
-  Kokkos::deep_copy(k.asc_stable, sc);
-  Kokkos::deep_copy(k.asc_refr, rr);
-  Kokkos::deep_copy(k.v_init, v0);
-  Kokkos::deep_copy(k.i_e, ie);
-  Kokkos::deep_copy(k.v_min, vm);
-  Kokkos::deep_copy(k.iaf, iaf);
+  Kokkos::deep_copy(space, k.p31, p31);
+  Kokkos::deep_copy(space, k.p32, p32);
+  Kokkos::deep_copy(space, k.asc_stable, sc);
+  Kokkos::deep_copy(space, k.asc_refr, rr);
+  Kokkos::deep_copy(space, k.v_init, v0);
+  Kokkos::deep_copy(space, k.i_e, ie);
+  Kokkos::deep_copy(space, k.v_min, vm);
+  Kokkos::deep_copy(space, k.iaf, iaf);
+  space.fence();
 }
 
 }  // namespace dpointnet::impl

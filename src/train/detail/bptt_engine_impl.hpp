@@ -113,6 +113,7 @@ void BpttEngine<Real, ExecSpace>::forward(const Snapshot* carried_start, Snapsho
 template <class Real, class ExecSpace>
 void BpttEngine<Real, ExecSpace>::backward(const std::vector<double>& count_gradient) {
   auto hg = Kokkos::create_mirror_view(adj_.rate_grad);
+  space_.fence();  // on a host backend hg is the view itself
   for (int b = 0; b < B_; ++b)
     for (std::int64_t i = 0; i < N_; ++i)
       hg(i, b) = static_cast<Acc>(count_gradient[static_cast<std::size_t>(b * N_ + i)]);

@@ -36,7 +36,8 @@ void BpttEngine<Real, ExecSpace>::set_up_target_blocks() {
           for (std::size_t i = 0; i < z.extent(1); ++i)
             for (std::size_t b = 0; b < z.extent(2); ++b)
               z(q, i, b) = ((i * 2654435761u + b * 40503u + q * 97u) >> 7) % 64 == 0 ? 1 : 0;
-        Kokkos::deep_copy(rec_.z, z);
+        Kokkos::deep_copy(space_, rec_.z, z);
+        space_.fence();
         const bool fused = fused_recurrent_grad();
         auto make = [&](std::int64_t t) {
           auto sa = spike_adjoint_at(t);
@@ -59,13 +60,14 @@ void BpttEngine<Real, ExecSpace>::set_up_target_blocks() {
           space_.fence();
         };
         block_choice_ = device::choose_target_blocks<Real, Acc>(space_, e, D_, N_, candidates, make, evict, 0, steps);
-        Kokkos::deep_copy(rec_.z, std::uint8_t(0));
-        Kokkos::deep_copy(adj_.gz, Acc(0));
-        if (fused) Kokkos::deep_copy(store_[0].grad, Real(0));
+        Kokkos::deep_copy(space_, rec_.z, std::uint8_t(0));
+        Kokkos::deep_copy(space_, adj_.gz, Acc(0));
+        if (fused) Kokkos::deep_copy(space_, store_[0].grad, Real(0));
       }
       n_blocks = block_choice_.n_blocks;
     }
-    blocks_ = device::target_blocks(e, D_, N_, device::block_targets_for(N_, n_blocks), "edges.recurrent.blocks");
+    blocks_ =
+        device::target_blocks(space_, e, D_, N_, device::block_targets_for(N_, n_blocks), "edges.recurrent.blocks");
   }
 }
 

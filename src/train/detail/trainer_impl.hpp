@@ -251,6 +251,7 @@ std::vector<double> Trainer<Real, ExecSpace>::terminal_state() const {
   std::vector<double> out;
   auto v = Kokkos::create_mirror_view(engine_->terminal_v());
   Kokkos::deep_copy(space_, v, engine_->terminal_v());
+  space_.fence();
   const std::vector<std::int32_t> c = host_counts();
   for (int b = 0; b < B_; ++b) {
     for (std::int64_t i = 0; i < N_; ++i) out.push_back(static_cast<double>(v(b, i)));
