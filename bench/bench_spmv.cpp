@@ -1,7 +1,7 @@
 // Spike-adjoint benchmark (not a test): the recurrent read of one reverse step,
 //   gz(j, b) = rate_grad(j, b) + rdamp sum_{d = 1..D} sum_{k in group (j, d)} w_k gu(slot(t + d), c_k, target_k, b),
 // computed on the same generated network, edges and pseudo-random adjoint ring by
-//   hand:        device::SpikeAdjointFunctor, launched as Trainer::reverse_step launches it;
+//   hand:        device::SpikeAdjointFunctor, launched as BpttEngine::reverse_step launches it;
 //   kk-delay-R:  KokkosSparse::spmv, D calls per step (A_d: n x R N, column c N + target), X_d = the ring slot of
 //                delay d as a LayoutRight [R N][B] view (no copy), Y = gz (preset to rate_grad, beta = 1);
 //   kk-ring-R:   one spmv per step: A_p (p = t mod D) has every edge of row j in the kernel's order, column

@@ -30,9 +30,13 @@ struct NeuronConstants {
   KOKKOS_INLINE_FUNCTION bool block_channel_live(const int c, const std::int64_t q) const {
     return live_blocks.extent(0) == 0 || ((live_blocks(q) >> c) & 1u) != 0;
   }
-  // run.dynamics = "nest" only (empty views otherwise; docs/model-nest.md). Then decay is P33 (glif) or
-  // expm1(-h/tau_m) (iaf), current_factor is P30 and t_ref_steps NEST's refractory count.
-  bool nest = false;
+};
+
+// run.dynamics = "nest" (docs/model-nest.md): NEST's propagators and initial values beside the shared constants,
+// whose decay is then P33 (glif) or expm1(-h/tau_m) (iaf), current_factor P30 and t_ref_steps NEST's refractory
+// count.
+template <class Real, class MemSpace>
+struct NestConstants {
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> p31, p32;              // [R][N]
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> asc_stable, asc_refr;  // [kNumAsc][N]
   Kokkos::View<Real*, MemSpace> v_init, i_e, v_min;

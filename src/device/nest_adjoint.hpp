@@ -24,6 +24,7 @@ template <class Real, class Acc, class ExecSpace>
 struct NestNeuronAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   NeuronConstants<Real, MemSpace> k;
+  NestConstants<Real, MemSpace> nk;
   Adjoint<Acc, MemSpace> a;
   SegmentRecord<Real, MemSpace> rec;  // v: U~_n; r: 0 if step n integrated, 1 if V was held
   BackwardParams p;
@@ -47,8 +48,8 @@ struct NestNeuronAdjointFunctor {
       const double gQ = a.gQ(c, i, b), gP = a.gP(c, i, b);
       a.gu(slot_gu, c, i, b) = static_cast<Acc>(static_cast<double>(k.psc_initial(c, i)) * gQ);
       const double gx = open ? X : 0.0;
-      a.gQ(c, i, b) = static_cast<Acc>(sd * gQ + h * sd * gP + static_cast<double>(k.p31(c, i)) * gx);
-      a.gP(c, i, b) = static_cast<Acc>(sd * gP + static_cast<double>(k.p32(c, i)) * gx);
+      a.gQ(c, i, b) = static_cast<Acc>(sd * gQ + h * sd * gP + static_cast<double>(nk.p31(c, i)) * gx);
+      a.gP(c, i, b) = static_cast<Acc>(sd * gP + static_cast<double>(nk.p32(c, i)) * gx);
     }
     if (k.any_slow) {  // a slow channel's drive is its port's (glif_psc_double_alpha): its gradient moves there
       const int nr = k.n_receptors(i);
@@ -57,7 +58,7 @@ struct NestNeuronAdjointFunctor {
         a.gu(slot_gu, c, i, b) = Acc(0);
       }
     }
-    const double self = open ? static_cast<double>(k.decay(i)) + (k.iaf(i) ? 1.0 : 0.0) : 1.0;
+    const double self = open ? static_cast<double>(k.decay(i)) + (nk.iaf(i) ? 1.0 : 0.0) : 1.0;
     a.gV(i, b) = static_cast<Acc>(p.vdamp_keep * self * X);
   }
 };

@@ -15,6 +15,7 @@ template <class Real, class ExecSpace>
 struct NestStepFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   NeuronConstants<Real, MemSpace> k;
+  NestConstants<Real, MemSpace> nk;
   NeuronState<Real, MemSpace> s;
   Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point synaptic drive [B][R][N]
   SpikeRing<MemSpace> ring;
@@ -35,25 +36,25 @@ struct NestStepFunctor {
     std::uint8_t z = 0;
     const bool open = r == 0;
     if (open) {
-      if (k.iaf(i)) {  // iaf_psc_alpha.cpp l.314-318, left to right
-        Real acc = k.current_factor(i) * k.i_e(i);
+      if (nk.iaf(i)) {  // iaf_psc_alpha.cpp l.314-318, left to right
+        Real acc = k.current_factor(i) * nk.i_e(i);
         for (int c = 0; c < R; ++c) {
-          acc += k.p31(c, i) * s.psc_rise(b, c, i);
-          acc += k.p32(c, i) * s.psc(b, c, i);
+          acc += nk.p31(c, i) * s.psc_rise(b, c, i);
+          acc += nk.p32(c, i) * s.psc(b, c, i);
         }
         acc += k.decay(i) * v;
         v = acc + v;
-        v = v < k.v_min(i) ? k.v_min(i) : v;
+        v = v < nk.v_min(i) ? nk.v_min(i) : v;
         z = v >= Real(1) ? 1 : 0;
       } else {  // glif_psc.cpp l.497-531: the ASC's step mean from its start value, then its decay
         Real S = 0;
         for (int a = 0; a < kNumAsc; ++a) {
           const Real A = s.asc(b, a, i);
-          S += k.asc_stable(a, i) * A;
+          S += nk.asc_stable(a, i) * A;
           s.asc(b, a, i) = A * k.asc_decay(a, i);
         }
         v = v * k.decay(i) + S * k.current_factor(i);
-        for (int c = 0; c < R; ++c) v += k.p31(c, i) * s.psc_rise(b, c, i) + k.p32(c, i) * s.psc(b, c, i);
+        for (int c = 0; c < R; ++c) v += nk.p31(c, i) * s.psc_rise(b, c, i) + nk.p32(c, i) * s.psc(b, c, i);
         z = v > Real(1) ? 1 : 0;
       }
     } else {
@@ -62,7 +63,7 @@ struct NestStepFunctor {
     if (v_pre.extent(0) > 0) v_pre(b, i) = v;
     if (z) {  // (only an open step spikes) refractory count, ASC jump (iaf's amps are 0), hard reset in this step
       r = k.t_ref_steps(i);
-      for (int a = 0; a < kNumAsc; ++a) s.asc(b, a, i) = k.asc_amps(a, i) + s.asc(b, a, i) * k.asc_refr(a, i);
+      for (int a = 0; a < kNumAsc; ++a) s.asc(b, a, i) = k.asc_amps(a, i) + s.asc(b, a, i) * nk.asc_refr(a, i);
       v = k.v_reset(i);
     }
     for (int c = 0; c < R; ++c) {  // always (glif_psc.cpp l.582-590): y2 first from the old y1

@@ -14,6 +14,7 @@
 #include "device/model_constants.hpp"
 #include "inputs/input_schedule.hpp"
 #include "network/network.hpp"
+#include "sim/neuron_dynamics.hpp"
 #include "util/kokkos_compat.hpp"
 
 namespace dpointnet {
@@ -119,11 +120,13 @@ class Simulator {
   int batch_size() const { return B_; }
   std::int64_t n_neurons() const { return N_; }
   const device::NeuronState<Real, MemSpace>& state() const { return state_; }
-  // What training reads of the last step: v' and r (discrete); V before the reset and 0/1 for an integrating /
-  // held step (nest: docs/model-nest.md section 6). Either way r == 0 means the threshold was active.
-  const Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace>& training_v() const { return k_.nest ? v_pre_ : state_.v; }
+  // The run's neuron dynamics (run.dynamics); what training reads of the last step is theirs.
+  const NeuronDynamics<Real, ExecSpace>& dynamics() const { return *dynamics_; }
+  const Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace>& training_v() const {
+    return dynamics_->training_v(state_);
+  }
   const Kokkos::View<std::int16_t**, Kokkos::LayoutRight, MemSpace>& training_r() const {
-    return k_.nest ? held_ : state_.r;
+    return dynamics_->training_r(state_);
   }
   // Total synaptic events (edge additions) since reset, when counting is enabled (benchmarks).
   void set_count_events(bool on) { count_events_ = on; }
@@ -156,10 +159,7 @@ class Simulator {
   Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> rec_v_double_;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_step_;
   Kokkos::View<Real*, MemSpace> i_ext_;
-  double nest_h_ = 0;  // run.dynamics = "nest": NEST's step in ms
-  // nest: V before the reset and the held flag of the last step ([B][N]; the trainer's view of v and r)
-  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_pre_;
-  Kokkos::View<std::int16_t**, Kokkos::LayoutRight, MemSpace> held_;
+  std::unique_ptr<NeuronDynamics<Real, ExecSpace>> dynamics_;
   std::vector<CurrentPulse> pulses_;
   void update_current(std::int64_t t, bool force = false);
   std::function<void(std::int64_t, int)> hook_;

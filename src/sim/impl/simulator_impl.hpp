@@ -4,13 +4,12 @@
 #include <string>
 
 #include "device/fill.hpp"
-#include "device/nest_step.hpp"
 #include "device/neuron_step.hpp"
 #include "device/propagate.hpp"
 #include "network/live_channels.hpp"
 #include "network/nest_time.hpp"
+#include "sim/impl/neuron_dynamics_impl.hpp"
 #include "sim/impl/simulator_inputs_impl.hpp"
-#include "sim/impl/simulator_nest_impl.hpp"
 #include "sim/impl/simulator_snapshot_impl.hpp"
 #include "sim/simulator.hpp"
 
@@ -111,12 +110,7 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
     k_.live_blocks = impl::upload_vector<decltype(k_.live_blocks)>(space_, "neuron.live_channel_blocks", lc.block);
     live_spans_ = impl::upload_vector<decltype(live_spans_)>(space_, "drive.live_spans", lc.span);
   }
-  if (net.dynamics == Dynamics::Nest) {
-    impl::upload_nest_constants(space_, net, R_, k_);
-    nest_h_ = nest_time::step_ms(net.dt);
-    v_pre_ = decltype(v_pre_)(Kokkos::view_alloc(space_, "state.nest_v_pre_reset"), B_, N);
-    held_ = decltype(held_)(Kokkos::view_alloc(space_, "state.nest_held"), B_, N);
-  }
+  dynamics_ = impl::make_neuron_dynamics<Real>(space_, net, B_, R_);  // run.dynamics, once
   // state
   state_.v = decltype(state_.v)(Kokkos::view_alloc(space_, "state.v"), B_, N);
   state_.r = decltype(state_.r)(Kokkos::view_alloc(space_, "state.r"), B_, N);
@@ -180,16 +174,7 @@ void Simulator<Real, ExecSpace>::update_current(std::int64_t t, bool force) {
 
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::reset() {
-  if (k_.nest) {  // NEST's initial state: U = V_m - E_L (docs/model-nest.md)
-    auto v = state_.v;
-    auto v0 = k_.v_init;
-    const std::int64_t n = N_;
-    Kokkos::parallel_for(
-        "dpointnet::nest_initial_v", Kokkos::RangePolicy<ExecSpace>(space_, 0, std::int64_t(B_) * n),
-        KOKKOS_LAMBDA(const std::int64_t idx) { v(idx / n, idx % n) = v0(idx % n); });
-  } else {
-    Kokkos::deep_copy(space_, state_.v, Real(0));
-  }
+  dynamics_->initial_v(space_, state_.v);
   Kokkos::deep_copy(space_, state_.r, std::int16_t(0));
   Kokkos::deep_copy(space_, state_.asc, Real(0));
   Kokkos::deep_copy(space_, state_.psc_rise, Real(0));
@@ -259,24 +244,8 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   // 2-8. neurons
   const int slot_now = static_cast<int>(t % D_);
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
-  if (k_.nest) {
-    device::NestStepFunctor<Real, ExecSpace> nf{
-        k_, state_, u_, z_ring_, v_step_, v_pre_, held_, static_cast<Real>(nest_h_), int(N_), slot_now};
-    device::nest_step(space_, nf, B_);
-  } else {
-    device::NeuronStepFunctor<Real, ExecSpace> nf{k_,
-                                                  state_,
-                                                  u_,
-                                                  z_ring_,
-                                                  v_step_,
-                                                  i_ext_,
-                                                  static_cast<Real>(dt_),
-                                                  int(N_),
-                                                  slot_prev,
-                                                  slot_now,
-                                                  t > 0 || history_ > 0};
-    device::neuron_step(space_, nf, B_, opt_.kernel_shape);
-  }
+  dynamics_->step(space_, {k_, state_, u_, z_ring_, v_step_, i_ext_, dt_, N_, B_, slot_prev, slot_now,
+                           t > 0 || history_ > 0, opt_.kernel_shape});
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
     // random inputs write every entry of their slot; the others are zeroed first

@@ -13,9 +13,8 @@ namespace dpointnet::impl {
 // views are not initialized first.
 template <class ExecSpace, class Real, class MemSpace>
 void upload_nest_constants(const ExecSpace& space, const Network& net, int R,
-                           device::NeuronConstants<Real, MemSpace>& k) {
+                           device::NestConstants<Real, MemSpace>& k) {
   const std::size_t N = static_cast<std::size_t>(net.n_neurons);
-  k.nest = true;
   k.p31 = decltype(k.p31)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "neuron.nest_p31"), R, N);
   k.p32 = decltype(k.p32)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "neuron.nest_p32"), R, N);
   k.asc_stable = decltype(k.asc_stable)(

@@ -7,9 +7,7 @@
 
 #include "device/fill.hpp"
 #include "device/loss_stats.hpp"
-#include "device/nest_adjoint.hpp"
 #include "device/spike_adjoint.hpp"
-#include "network/nest_time.hpp"
 #include "train/bptt_engine.hpp"
 #include "train/detail/bptt_records_impl.hpp"
 #include "train/detail/target_blocks_setup_impl.hpp"
@@ -169,15 +167,8 @@ void BpttEngine<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) 
   const bool fused = fused_recurrent_grad();
   if (fused) sa.wg = {rec_.z, store_[0].grad, t0 - D, 0, false};
   device::spike_adjoint(space_, sa, shape_);
-  if (sim_.constants().nest) {
-    device::NestNeuronAdjointFunctor<Real, Acc, ExecSpace> na{
-        sim_.constants(), adj_, rec_, bp_, nest_time::step_ms(sim_.dt()), static_cast<int>(t - t0), slot_gu, B_, R_};
-    device::nest_neuron_adjoint(space_, na, N_);
-  } else {
-    device::NeuronAdjointFunctor<Real, Acc, ExecSpace> na{sim_.constants(),         adj_,    rec_, bp_,
-                                                          static_cast<int>(t - t0), slot_gu, B_,   R_};
-    device::neuron_adjoint(space_, na, N_, shape_);
-  }
+  sim_.dynamics().adjoint(space_,
+                          {sim_.constants(), adj_, rec_, bp_, static_cast<int>(t - t0), slot_gu, B_, R_, N_, shape_});
 
   for (int q = 0; q < store_.size(); ++q) {
     auto& s = store_[q];
