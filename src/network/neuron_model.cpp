@@ -210,9 +210,9 @@ void nest_alpha_propagator(double tau_syn, double tau_m, double c_m, double h, d
 // currents divided by vs, so the propagators themselves are unchanged.
 void derive_nest(const NeuronParams& p, double dt, DerivedNeuron& d) {
   const double h = nest_time::step_ms(dt);
-  d.iaf = p.kind == ModelKind::IafPscAlpha;
-  const double Tau = d.iaf ? p.tau_m : p.C_m / p.g;
-  if (d.iaf) {
+  d.nest.iaf = p.kind == ModelKind::IafPscAlpha;
+  const double Tau = d.nest.iaf ? p.tau_m : p.C_m / p.g;
+  if (d.nest.iaf) {
     d.decay = nest_expm1(-h / Tau);  // V' = P30 (I + I_e) + sum(P31 y1 + P32 y2) + expm1 V + V
     d.current_factor = -Tau / p.C_m * nest_expm1(-h / Tau);
   } else {
@@ -221,13 +221,13 @@ void derive_nest(const NeuronParams& p, double dt, DerivedNeuron& d) {
   }
   d.t_ref_steps = static_cast<int>(std::min<std::int64_t>(nest_time::ms_to_steps_up(p.t_ref, dt), 2147483647));
   for (int k = 0; k < kNumAsc; ++k) {
-    if (d.iaf || p.asc_decay[k] <= 0) continue;  // (no ASC: amps 0, the constants unused)
+    if (d.nest.iaf || p.asc_decay[k] <= 0) continue;  // (no ASC: amps 0, the constants unused)
     d.asc_decay[k] = std::exp(-p.asc_decay[k] * h);
-    d.asc_stable[k] = ((1.0 / p.asc_decay[k]) / h) * (1.0 - d.asc_decay[k]);
-    d.asc_refr[k] = p.asc_r[k] * std::exp(-p.asc_decay[k] * p.t_ref);
+    d.nest.asc_stable[k] = ((1.0 / p.asc_decay[k]) / h) * (1.0 - d.asc_decay[k]);
+    d.nest.asc_refr[k] = p.asc_r[k] * std::exp(-p.asc_decay[k] * p.t_ref);
   }
-  d.p31.clear();
-  d.p32.clear();
+  d.nest.p31.clear();
+  d.nest.p32.clear();
   for (std::size_t c = 0; c < p.tau_syn.size(); ++c) {
     d.syn_decay[c] = std::exp(-h / p.tau_syn[c]);
     // PSCInitialValues (glif_psc_double_alpha.cpp l.513-514: the slow one is 1.0 * e / tau_slow * amp_slow)
@@ -235,13 +235,13 @@ void derive_nest(const NeuronParams& p, double dt, DerivedNeuron& d) {
     d.psc_initial[c] = static_cast<int>(c) < d.n_receptors ? e_tau : e_tau * p.psc_amp[c];
     double P31 = 0, P32 = 0;
     nest_alpha_propagator(p.tau_syn[c], Tau, p.C_m, h, P31, P32);
-    d.p31.push_back(P31);
-    d.p32.push_back(P32);
+    d.nest.p31.push_back(P31);
+    d.nest.p32.push_back(P32);
   }
-  const double V_m = p.has_V_m ? p.V_m : (d.iaf ? -70.0 : -78.85);  // the models' defaults (State_ ctor)
-  d.v_init = (V_m - p.E_L) / d.vs;
-  d.i_e = p.I_e / d.vs;
-  d.v_min = p.has_V_min ? (p.V_min - p.E_L) / d.vs : -std::numeric_limits<double>::infinity();
+  const double V_m = p.has_V_m ? p.V_m : (d.nest.iaf ? -70.0 : -78.85);  // the models' defaults (State_ ctor)
+  d.nest.v_init = (V_m - p.E_L) / d.vs;
+  d.nest.i_e = p.I_e / d.vs;
+  d.nest.v_min = p.has_V_min ? (p.V_min - p.E_L) / d.vs : -std::numeric_limits<double>::infinity();
 }
 
 }  // namespace

@@ -36,6 +36,17 @@ struct NeuronParams {
 };
 
 // Per-neuron constants in normalized units (docs/model.md section 2).
+// What NEST's exact integration (run.dynamics = "nest", docs/model-nest.md) needs beside the shared constants.
+struct NestNeuron {
+  bool iaf = false;                     // iaf_psc_alpha: V summed in NEST's iaf order, spike at v >= 1 (else > 1)
+  std::vector<double> p31, p32;         // per channel: the alpha PSC's exact effect on V (normalized per pA)
+  double asc_stable[kNumAsc] = {0, 0};  // the ASC's mean over a step per start value: ((1/k)/h)(1 - e^{-kh})
+  double asc_refr[kNumAsc] = {1, 1};    // asc_r e^{-k t_ref}: the part of the ASC kept at a spike
+  double v_init = 0;                    // (V_m - E_L) / vs
+  double i_e = 0;                       // I_e / vs
+  double v_min = -std::numeric_limits<double>::infinity();  // (V_min - E_L) / vs
+};
+
 struct DerivedNeuron {
   double vs = 1;                       // V_th - E_L (mV)
   double E_L = 0;                      // mV, to convert v back to V_m
@@ -50,13 +61,7 @@ struct DerivedNeuron {
   int n_receptors = 0;                 // channels >= n_receptors are slow ones, driven by channel c - n_receptors
   // run.dynamics = "nest" only (docs/model-nest.md); then decay is NEST's P33 (glif) or expm1(-h/tau_m) (iaf),
   // current_factor its P30 and t_ref_steps NEST's refractory count (ceil of round(t_ref in tics) / tics per step).
-  bool iaf = false;                     // iaf_psc_alpha: V summed in NEST's iaf order, spike at v >= 1 (else > 1)
-  std::vector<double> p31, p32;         // per channel: the alpha PSC's exact effect on V (normalized per pA)
-  double asc_stable[kNumAsc] = {0, 0};  // the ASC's mean over a step per start value: ((1/k)/h)(1 - e^{-kh})
-  double asc_refr[kNumAsc] = {1, 1};    // asc_r e^{-k t_ref}: the part of the ASC kept at a spike
-  double v_init = 0;                    // (V_m - E_L) / vs
-  double i_e = 0;                       // I_e / vs
-  double v_min = -std::numeric_limits<double>::infinity();  // (V_min - E_L) / vs
+  NestNeuron nest;
 };
 
 // Parses a dynamics_params JSON for the NEST model `model` (the part after "nest:"). `label` names the node

@@ -36,18 +36,18 @@ void upload_nest_constants(const ExecSpace& space, const Network& net, int R,
   for (std::size_t i = 0; i < N; ++i) {
     const DerivedNeuron& d = net.neurons[i];
     for (int c = 0; c < R; ++c) {
-      const bool has = c < static_cast<int>(d.p31.size());
-      p31(c, i) = has ? static_cast<Real>(d.p31[static_cast<std::size_t>(c)]) : Real(0);
-      p32(c, i) = has ? static_cast<Real>(d.p32[static_cast<std::size_t>(c)]) : Real(0);
+      const bool has = c < static_cast<int>(d.nest.p31.size());
+      p31(c, i) = has ? static_cast<Real>(d.nest.p31[static_cast<std::size_t>(c)]) : Real(0);
+      p32(c, i) = has ? static_cast<Real>(d.nest.p32[static_cast<std::size_t>(c)]) : Real(0);
     }
     for (int a = 0; a < kNumAsc; ++a) {
-      sc(a, i) = static_cast<Real>(d.asc_stable[a]);
-      rr(a, i) = static_cast<Real>(d.asc_refr[a]);
+      sc(a, i) = static_cast<Real>(d.nest.asc_stable[a]);
+      rr(a, i) = static_cast<Real>(d.nest.asc_refr[a]);
     }
-    v0(i) = static_cast<Real>(d.v_init);
-    ie(i) = static_cast<Real>(d.i_e);
-    vm(i) = static_cast<Real>(d.v_min);  // -inf stays -inf in float32
-    iaf(i) = d.iaf ? 1 : 0;
+    v0(i) = static_cast<Real>(d.nest.v_init);
+    ie(i) = static_cast<Real>(d.nest.i_e);
+    vm(i) = static_cast<Real>(d.nest.v_min);  // -inf stays -inf in float32
+    iaf(i) = d.nest.iaf ? 1 : 0;
   }
   Kokkos::deep_copy(space, k.p31, p31);
   Kokkos::deep_copy(space, k.p32, p32);
