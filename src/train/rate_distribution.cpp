@@ -129,22 +129,21 @@ std::map<std::string, std::vector<double>> read_observed_rates(const std::string
   return obs;
 }
 
-void parse_rate_distribution(const nlohmann::json& l, const SimulationConfig& cfg, const std::string& section,
-                             const Network& net, LossSpec& s) {
-  const JsonReader r(cfg.path, section);
-  r.reject_unknown(l, {"type", "cost", "target_file", "penalty", "delta", "group_by"});
-  s.group_by = r.string(l, "group_by", "node_type_id");
-  if (s.group_by.empty()) throw InputError(cfg.path, section, "group_by", "must name a node-types column");
-  s.target_file = r.required_string(l, "target_file");
-  const std::string penalty = r.string(l, "penalty", "squared");
-  if (penalty == "huber")
-    s.huber = true;
-  else if (penalty != "squared")
-    throw InputError(cfg.path, section, "penalty", "\"" + penalty + "\" is not supported (squared or huber)");
-  s.delta = r.number(l, "delta", 1.0, JsonReader::Range::Positive);
-  s.group_of_type = node_type_groups(cfg, net, s.group_by, section);
-  s.observed = read_observed_rates(s.target_file, cfg.path, section, s.group_by, s.group_of_type);
-  s.sample_separable = false;
+fields::Table<LossSpec> rate_distribution_fields(const SimulationConfig& cfg, const Network& net) {
+  using L = LossSpec;
+  return {
+      fields::string("group_by", &L::group_by, "node_type_id"),
+      fields::check<L>([](const JsonReader& r, const nlohmann::json&, L& s) {
+        if (s.group_by.empty()) r.fail("group_by", "must name a node-types column");
+      }),
+      fields::required_string("target_file", &L::target_file),
+      fields::choice<L, bool>("penalty", &L::huber, "squared", {{"squared", false}, {"huber", true}}),
+      fields::number("delta", &L::delta, 1.0, JsonReader::Range::Positive),
+      fields::check<L>([&cfg, &net](const JsonReader& r, const nlohmann::json&, L& s) {
+        s.group_of_type = node_type_groups(cfg, net, s.group_by, r.section());
+        s.observed = read_observed_rates(s.target_file, cfg.path, r.section(), s.group_by, s.group_of_type);
+      }),
+  };
 }
 
 namespace {
