@@ -19,7 +19,8 @@ namespace {
 using Range = JsonReader::Range;
 using C = SimulationConfig;
 
-// run.distribution (when given) and run.global_batch_size.
+// run.distribution (when given), its keys read in the order the unknown-key error lists them; then
+// run.global_batch_size.
 fields::Table<DistributionSpec> distribution_keys() {
   using D = DistributionSpec;
   return {
