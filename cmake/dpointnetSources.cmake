@@ -7,6 +7,7 @@
 # distribution plan (it needs only Kokkos' headers, for one constant).
 set(DP_SOURCES_HOST
   src/util/json_reader.cpp
+  src/util/json_fields.cpp
   src/util/log.cpp
   src/util/host_caches.cpp
   src/io/hdf5_file.cpp
@@ -14,6 +15,7 @@ set(DP_SOURCES_HOST
   src/io/spike_file.cpp
   src/config/json_config.cpp
   src/config/simulation_config.cpp
+  src/config/input_specs.cpp
   src/network/network.cpp
   src/network/live_channels.cpp
   src/network/neuron_model.cpp

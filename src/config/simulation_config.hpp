@@ -41,7 +41,7 @@ struct DistributionSpec {
   std::vector<std::string> devices;  // mirrored: one replica per entry
   int replicas_requested = 0;        // run.distribution.replicas (0: not given)
   long long global_batch_size = 0;   // run.global_batch_size (0: not given)
-  double timeout_s = 1800;           // run.distribution.timeout_s: the hang watchdog of the collectives
+  double timeout_s = 1800;           // run.distribution.timeout_s: collective watchdog (PyTorch's default)
 };
 
 struct SimulationConfig {

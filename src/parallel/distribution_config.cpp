@@ -8,13 +8,8 @@ namespace dpointnet {
 DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const TrainConfig* tc, Launcher launcher,
                                              int world_size, bool training) {
   const std::string& f = cfg.path;
-  const DistributionSpec& spec = cfg.distribution;
   DistributionConfig d;
-  d.mode = spec.mode;
-  d.devices = spec.devices;
-  d.replicas_requested = spec.replicas_requested;
-  d.timeout_s = spec.timeout_s;
-  d.global_batch_size = spec.global_batch_size;
+  static_cast<DistributionSpec&>(d) = cfg.distribution;
   // launcher and mode must agree
   if (launcher == Launcher::Mpi && d.mode != DistributionMode::Mpi)
     throw InputError(f, "run.distribution", "mode",

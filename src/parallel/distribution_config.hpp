@@ -11,13 +11,8 @@ namespace dpointnet {
 
 enum class Launcher { Serial, Mpi };
 
-struct DistributionConfig {
-  DistributionMode mode = DistributionMode::None;
-  std::vector<std::string> devices;  // mirrored: one replica per entry
-  int replicas_requested = 0;        // run.distribution.replicas (0: not given)
-  long long global_batch_size = 0;   // run.global_batch_size (0: not given)
-  double timeout_s = 1800;           // run.distribution.timeout_s (collective watchdog; PyTorch's default)
-
+// The fields of run.distribution as the config layer read them (DistributionSpec), admitted.
+struct DistributionConfig : DistributionSpec {
   // Checks the mode against the launcher and world size, the global batch size, and the admitted
   // scope (FP32, sample-separable losses, ...). Throws InputError naming the setting.
   static DistributionConfig parse(const SimulationConfig& cfg, const TrainConfig* tc, Launcher launcher, int world_size,

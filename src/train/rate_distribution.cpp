@@ -58,6 +58,58 @@ bool is_hdf5(const std::string& file) {
   };
   return ends(".h5") || ends(".hdf5");
 }
+
+// Observed (group value, rate) pairs of an HDF5 target file.
+void read_observed_hdf5(const std::string& file, const std::string& section, const std::string& group_by,
+                        std::vector<std::string>& key, std::vector<double>& rate) {
+  auto f = h5::File::open_read(file);
+  if (f.is_group("/observed")) {  // one dataset per group value
+    for (const auto& name : f.children("/observed")) {
+      const auto v = f.read_double("/observed/" + name);
+      key.insert(key.end(), v.size(), name);
+      rate.insert(rate.end(), v.begin(), v.end());
+    }
+  } else {
+    if (group_by != "node_type_id")
+      throw InputError(
+          file, "", "/observed",
+          "group is missing: with group_by \"" + group_by + "\" the HDF5 target file holds /observed/<value> datasets");
+    for (const char* ds : {"/node_type_id", "/rate_hz"})
+      if (!f.is_dataset(ds)) throw InputError(file, "", ds, "dataset is missing (target_file of " + section + ")");
+    const auto type = f.read_int("/node_type_id");
+    rate = f.read_double("/rate_hz");
+    if (type.size() != rate.size())
+      throw InputError(file, "", "rate_hz",
+                       std::to_string(rate.size()) + " rates for " + std::to_string(type.size()) + " node_type_ids");
+    for (auto id : type) key.push_back(std::to_string(id));
+  }
+}
+
+// Observed (group value, rate) pairs of a space-separated target table.
+void read_observed_table(const std::string& file, const std::string& group_by, std::vector<std::string>& key,
+                         std::vector<double>& rate) {
+  const CsvTable t = CsvTable::read(file);
+  for (const std::string& c : {group_by, std::string("rate_hz")})
+    if (!t.has_column(c))
+      throw InputError(file, "", c, "column is missing (space-separated table: " + group_by + " rate_hz)");
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    const std::string label = "row " + std::to_string(r + 1);
+    const auto hz = t.get_double(r, "rate_hz", label);
+    if (!hz) throw InputError(file, label, "rate_hz", "is empty");
+    if (group_by == "node_type_id") {
+      const auto id = t.get_double(r, "node_type_id", label);
+      if (!id) throw InputError(file, label, "node_type_id", "is empty");
+      if (*id != std::floor(*id) || std::fabs(*id) > 9.0e18)
+        throw InputError(file, label, "node_type_id", "is not an integer (of at most 64 bits)");
+      key.push_back(std::to_string(static_cast<std::int64_t>(*id)));
+    } else {
+      const auto v = t.get(r, group_by);
+      if (!v) throw InputError(file, label, group_by, "is empty");
+      key.push_back(*v);
+    }
+    rate.push_back(*hz);
+  }
+}
 }  // namespace
 
 std::map<std::string, std::vector<double>> read_observed_rates(const std::string& file, const std::string& config,
@@ -67,51 +119,10 @@ std::map<std::string, std::vector<double>> read_observed_rates(const std::string
     throw InputError(config, section, "target_file", "'" + file + "' does not exist or is not a file");
   std::vector<std::string> key;
   std::vector<double> rate;
-  if (is_hdf5(file)) {
-    auto f = h5::File::open_read(file);
-    if (f.is_group("/observed")) {  // one dataset per group value
-      for (const auto& name : f.children("/observed")) {
-        const auto v = f.read_double("/observed/" + name);
-        key.insert(key.end(), v.size(), name);
-        rate.insert(rate.end(), v.begin(), v.end());
-      }
-    } else {
-      if (group_by != "node_type_id")
-        throw InputError(file, "", "/observed",
-                         "group is missing: with group_by \"" + group_by +
-                             "\" the HDF5 target file holds /observed/<value> datasets");
-      for (const char* ds : {"/node_type_id", "/rate_hz"})
-        if (!f.is_dataset(ds)) throw InputError(file, "", ds, "dataset is missing (target_file of " + section + ")");
-      const auto type = f.read_int("/node_type_id");
-      rate = f.read_double("/rate_hz");
-      if (type.size() != rate.size())
-        throw InputError(file, "", "rate_hz",
-                         std::to_string(rate.size()) + " rates for " + std::to_string(type.size()) + " node_type_ids");
-      for (auto id : type) key.push_back(std::to_string(id));
-    }
-  } else {
-    const CsvTable t = CsvTable::read(file);
-    for (const std::string& c : {group_by, std::string("rate_hz")})
-      if (!t.has_column(c))
-        throw InputError(file, "", c, "column is missing (space-separated table: " + group_by + " rate_hz)");
-    for (std::size_t r = 0; r < t.rows(); ++r) {
-      const std::string label = "row " + std::to_string(r + 1);
-      const auto hz = t.get_double(r, "rate_hz", label);
-      if (!hz) throw InputError(file, label, "rate_hz", "is empty");
-      if (group_by == "node_type_id") {
-        const auto id = t.get_double(r, "node_type_id", label);
-        if (!id) throw InputError(file, label, "node_type_id", "is empty");
-        if (*id != std::floor(*id) || std::fabs(*id) > 9.0e18)
-          throw InputError(file, label, "node_type_id", "is not an integer (of at most 64 bits)");
-        key.push_back(std::to_string(static_cast<std::int64_t>(*id)));
-      } else {
-        const auto v = t.get(r, group_by);
-        if (!v) throw InputError(file, label, group_by, "is empty");
-        key.push_back(*v);
-      }
-      rate.push_back(*hz);
-    }
-  }
+  if (is_hdf5(file))
+    read_observed_hdf5(file, section, group_by, key, rate);
+  else
+    read_observed_table(file, group_by, key, rate);
   std::map<std::string, std::vector<double>> obs;
   for (std::size_t k = 0; k < key.size(); ++k) {
     if (!std::isfinite(rate[k]) || rate[k] < 0)
@@ -129,22 +140,21 @@ std::map<std::string, std::vector<double>> read_observed_rates(const std::string
   return obs;
 }
 
-void parse_rate_distribution(const nlohmann::json& l, const SimulationConfig& cfg, const std::string& section,
-                             const Network& net, LossSpec& s) {
-  const JsonReader r(cfg.path, section);
-  r.reject_unknown(l, {"type", "cost", "target_file", "penalty", "delta", "group_by"});
-  s.group_by = r.string(l, "group_by", "node_type_id");
-  if (s.group_by.empty()) throw InputError(cfg.path, section, "group_by", "must name a node-types column");
-  s.target_file = r.required_string(l, "target_file");
-  const std::string penalty = r.string(l, "penalty", "squared");
-  if (penalty == "huber")
-    s.huber = true;
-  else if (penalty != "squared")
-    throw InputError(cfg.path, section, "penalty", "\"" + penalty + "\" is not supported (squared or huber)");
-  s.delta = r.number(l, "delta", 1.0, JsonReader::Range::Positive);
-  s.group_of_type = node_type_groups(cfg, net, s.group_by, section);
-  s.observed = read_observed_rates(s.target_file, cfg.path, section, s.group_by, s.group_of_type);
-  s.sample_separable = false;
+fields::Table<LossSpec> rate_distribution_fields(const SimulationConfig& cfg, const Network& net) {
+  using L = LossSpec;
+  return {
+      fields::string("group_by", &L::group_by, "node_type_id"),
+      fields::check<L>([](const JsonReader& r, const nlohmann::json&, L& s) {
+        if (s.group_by.empty()) r.fail("group_by", "must name a node-types column");
+      }),
+      fields::required_string("target_file", &L::target_file),
+      fields::choice<L, bool>("penalty", &L::huber, "squared", {{"squared", false}, {"huber", true}}),
+      fields::number("delta", &L::delta, 1.0, JsonReader::Range::Positive),
+      fields::check<L>([&cfg, &net](const JsonReader& r, const nlohmann::json&, L& s) {
+        s.group_of_type = node_type_groups(cfg, net, s.group_by, r.section());
+        s.observed = read_observed_rates(s.target_file, cfg.path, r.section(), s.group_by, s.group_of_type);
+      }),
+  };
 }
 
 namespace {

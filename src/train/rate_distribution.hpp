@@ -13,10 +13,11 @@
 
 #include "config/simulation_config.hpp"
 #include "network/network.hpp"
+#include "train/train_config.hpp"
+#include "util/json_fields.hpp"
 
 namespace dpointnet {
 
-struct LossSpec;
 class Loss;
 
 // The group value of every simulated node type: its `column` in the node types tables of the recurrent
@@ -33,9 +34,9 @@ std::map<std::string, std::vector<double>> read_observed_rates(const std::string
                                                                const std::string& section, const std::string& group_by,
                                                                const std::map<std::int64_t, std::string>& groups);
 
-// Parses the keys of a RateDistribution loss into `s` (target_file, group_by, penalty, delta).
-void parse_rate_distribution(const nlohmann::json& l, const SimulationConfig& cfg, const std::string& section,
-                             const Network& net, LossSpec& s);
+// The keys of a RateDistribution loss (group_by, target_file, penalty, delta), read into a LossSpec; the
+// observed rates of every group are read with them.
+fields::Table<LossSpec> rate_distribution_fields(const SimulationConfig& cfg, const Network& net);
 
 std::unique_ptr<Loss> make_rate_distribution_loss(const LossSpec& s, const Network& net);
 

@@ -111,9 +111,13 @@ std::string JsonReader::required_string(const json& o, const std::string& key) c
 
 void JsonReader::reject_unknown(const json& o, std::initializer_list<const char*> known,
                                 const std::string& hint) const {
+  reject_unknown(o, std::vector<std::string>(known.begin(), known.end()), hint);
+}
+
+void JsonReader::reject_unknown(const json& o, const std::vector<std::string>& known, const std::string& hint) const {
   for (auto& [k, v] : o.items()) {
     bool ok = false;
-    for (const char* n : known) ok = ok || k == n;
+    for (const std::string& n : known) ok = ok || k == n;
     if (!ok) fail(k, "is not a known key" + (hint.empty() ? std::string() : " " + hint));
   }
 }

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace dpointnet {
 
@@ -35,6 +36,8 @@ class JsonReader {
   std::string required_string(const nlohmann::json& o, const std::string& key) const;
   // Every key of `o` must be in `known`; `hint` (e.g. "(mode, devices)") is appended to the message.
   void reject_unknown(const nlohmann::json& o, std::initializer_list<const char*> known,
+                      const std::string& hint = "") const;
+  void reject_unknown(const nlohmann::json& o, const std::vector<std::string>& known,
                       const std::string& hint = "") const;
 
  private:
