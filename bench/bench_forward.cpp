@@ -10,13 +10,13 @@
 #include <filesystem>
 
 #include "bench_network.hpp"
-#include "config/simulation_config.hpp"
-#include "generator/network_generator.hpp"
-#include "inputs/input_schedule.hpp"
-#include "network/network_builder.hpp"
-#include "sim/simulator.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/generator/network_generator.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/network/network_builder.hpp"
+#include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 
 // No using-directive at file scope: dpointnet::log would clash with ::log of the CUDA math headers.
 namespace dpointnet::bench {

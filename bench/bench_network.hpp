@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "generator/network_generator.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
+#include "dpointnet/generator/network_generator.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace dpointnet::bench {
 

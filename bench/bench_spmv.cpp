@@ -31,15 +31,15 @@
 #include <vector>
 
 #include "bench_network.hpp"
-#include "config/simulation_config.hpp"
-#include "device/adjoint.hpp"
-#include "device/edge_layout.hpp"
-#include "device/spike_adjoint.hpp"
-#include "device/surrogate.hpp"
-#include "generator/network_generator.hpp"
-#include "network/network_builder.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/device/adjoint.hpp"
+#include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/device/spike_adjoint.hpp"
+#include "dpointnet/device/surrogate.hpp"
+#include "dpointnet/generator/network_generator.hpp"
+#include "dpointnet/network/network_builder.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 
 // No using-directive at file scope: dpointnet::log would clash with ::log of the CUDA math headers.
 namespace dpointnet::bench {

@@ -15,19 +15,19 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "app/prepare_run.hpp"
 #include "bench_network.hpp"
-#include "config/simulation_config.hpp"
-#include "device/target_blocks.hpp"
+#include "dpointnet/app/prepare_run.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/device/target_blocks.hpp"
+#include "dpointnet/generator/network_generator.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/network/network_builder.hpp"
+#include "dpointnet/train/train_config.hpp"
+#include "dpointnet/train/trainer.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 #include "gather_probe.hpp"
-#include "generator/network_generator.hpp"
-#include "inputs/input_schedule.hpp"
-#include "network/network_builder.hpp"
 #include "propagation_probe.hpp"
-#include "train/train_config.hpp"
-#include "train/trainer.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
 
 // No using-directive at file scope: dpointnet::log would clash with ::log of the CUDA math headers.
 namespace dpointnet::bench {

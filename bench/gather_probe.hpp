@@ -13,8 +13,8 @@
 #include <initializer_list>
 #include <random>
 
-#include "util/host_simd.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/util/host_simd.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::bench {
 

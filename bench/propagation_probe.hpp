@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
-#include "device/edge_layout.hpp"
-#include "device/model_constants.hpp"
-#include "device/propagate.hpp"
+#include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/device/propagate.hpp"
+#include "dpointnet/network/live_channels.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 #include "gather_probe.hpp"
-#include "network/live_channels.hpp"
-#include "network/network.hpp"
-#include "util/kokkos_compat.hpp"
 
 namespace dpointnet::bench {
 

@@ -2,8 +2,8 @@
 #
 #   <prefix>/bin/dpointnet, <prefix>/bin/dpointnet-mpi (when built)
 #   <prefix>/lib/libdpointnet_core.a                     (CMAKE_INSTALL_LIBDIR)
-#   <prefix>/include/dpointnet/<layer>/<header>.hpp       (src/ as it is: the headers' own "train/x.hpp" includes
-#                                                          resolve because include/dpointnet is on the include path)
+#   <prefix>/include/dpointnet/<layer>/<header>.hpp       (the public headers of cmake/public_headers.txt and what
+#                                                          they include; consumers write #include <dpointnet/...>)
 #   <prefix>/lib/cmake/dpointnet/dpointnet{Config,ConfigVersion,Targets*}.cmake
 #
 # find_package(dpointnet) gives dpointnet::dpointnet (the library with its include directories, compile definitions,
@@ -27,14 +27,28 @@ if(TARGET dpointnet-mpi)
 endif()
 install(TARGETS ${_dp_install_executables} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# Every header of src/ keeps its path below include/dpointnet, except src/parallel/mpi: its code is compiled into
-# dpointnet-mpi only, not into the library.
-file(GLOB_RECURSE _dp_headers CONFIGURE_DEPENDS RELATIVE "${PROJECT_SOURCE_DIR}/src" "${PROJECT_SOURCE_DIR}/src/*.hpp"
-     "${PROJECT_SOURCE_DIR}/src/*.h")
-foreach(_h ${_dp_headers})
-  if(_h MATCHES "^parallel/mpi/")
+# The public headers (cmake/public_headers.txt) and every header they include, transitively, keep their path below
+# include/dpointnet; the rest of src/ (template bodies in detail/, the commands' internals, MPI) is not installed.
+file(STRINGS "${PROJECT_SOURCE_DIR}/cmake/public_headers.txt" _dp_todo REGEX "^[a-z]")
+set(_dp_headers "")
+while(_dp_todo)
+  list(POP_FRONT _dp_todo _h)
+  if(_h IN_LIST _dp_headers)
     continue()
   endif()
+  if(NOT EXISTS "${PROJECT_SOURCE_DIR}/src/${_h}")
+    message(FATAL_ERROR "cmake/public_headers.txt: src/${_h} does not exist")
+  endif()
+  list(APPEND _dp_headers "${_h}")
+  file(STRINGS "${PROJECT_SOURCE_DIR}/src/${_h}" _dp_includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"dpointnet/")
+  foreach(_line ${_dp_includes})
+    string(REGEX REPLACE ".*\"dpointnet/([^\"]+)\".*" "\\1" _dep "${_line}")
+    list(APPEND _dp_todo "${_dep}")
+  endforeach()
+endwhile()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/cmake/public_headers.txt")
+foreach(_h ${_dp_headers})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/${_h}")
   get_filename_component(_dir "${_h}" DIRECTORY)
   install(FILES "${PROJECT_SOURCE_DIR}/src/${_h}" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/dpointnet/${_dir}")
 endforeach()

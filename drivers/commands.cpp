@@ -3,14 +3,14 @@
 #include <memory>
 #include <string>
 
-#include "app/plan_run.hpp"
-#include "app/simulate_run.hpp"
-#include "app/train_run.hpp"
+#include "dpointnet/app/plan_run.hpp"
+#include "dpointnet/app/simulate_run.hpp"
+#include "dpointnet/app/train_run.hpp"
+#include "dpointnet/generator/network_generator.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 #include "drivers/train_options.hpp"
 #include "drivers/version.hpp"
-#include "generator/network_generator.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
 
 namespace dpointnet::cli {
 

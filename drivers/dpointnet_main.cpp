@@ -2,11 +2,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "device/kernel_shape.hpp"
+#include "dpointnet/device/kernel_shape.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 #include "drivers/commands.hpp"
-#include "util/error.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"dpointnet: GLIF point-neuron networks from SONATA files, simulated and trained with Kokkos"};

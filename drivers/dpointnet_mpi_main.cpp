@@ -8,14 +8,14 @@
 #include <cstdlib>
 #include <string>
 
-#include "app/train_run.hpp"
-#include "device/kernel_shape.hpp"
+#include "dpointnet/app/train_run.hpp"
+#include "dpointnet/device/kernel_shape.hpp"
+#include "dpointnet/parallel/mpi/mpi_context.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 #include "drivers/train_options.hpp"
 #include "drivers/version.hpp"
-#include "parallel/mpi/mpi_context.hpp"
-#include "util/error.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
 
 namespace {
 

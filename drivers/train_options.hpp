@@ -2,7 +2,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-#include "app/train_run.hpp"
+#include "dpointnet/app/train_run.hpp"
 
 namespace dpointnet::cli {
 

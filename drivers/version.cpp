@@ -5,8 +5,8 @@
 #include <Kokkos_Core.hpp>
 #include <string>
 
-#include "device/kernel_shape_choice.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/device/kernel_shape_choice.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::cli {
 

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "train/checkpoint_file.hpp"
-#include "util/error.hpp"
-#include "util/log.hpp"
+#include "dpointnet/train/checkpoint_file.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/log.hpp"
 
 using namespace dpointnet;
 using nlohmann::json;

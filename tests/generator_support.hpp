@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "generator/network_generator.hpp"
-#include "io/hdf5_file.hpp"
+#include "dpointnet/generator/network_generator.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
 
 namespace dpointnet::test {
 

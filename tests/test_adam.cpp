@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "device/adam.hpp"
+#include "dpointnet/device/adam.hpp"
 
 using dpointnet::device::AdamFunctor;
 

@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "app/prepare_run.hpp"
-#include "train/trainer.hpp"
+#include "dpointnet/app/prepare_run.hpp"
+#include "dpointnet/train/trainer.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 #include "train_setup.hpp"
-#include "util/kokkos_compat.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;

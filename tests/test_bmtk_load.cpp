@@ -4,13 +4,13 @@
 
 #include <map>
 
-#include "config/simulation_config.hpp"
-#include "inputs/input_schedule.hpp"
-#include "network/network_builder.hpp"
-#include "sim/simulator.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/network/network_builder.hpp"
+#include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 #include "test_support.hpp"
-#include "util/error.hpp"
-#include "util/kokkos_compat.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "io/hdf5_file.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/train/checkpoint_file.hpp"
+#include "dpointnet/util/error.hpp"
 #include "test_support.hpp"
-#include "train/checkpoint_file.hpp"
-#include "util/error.hpp"
 
 using namespace dpointnet;
 using dpointnet::test::TempDir;

@@ -1,11 +1,11 @@
 // SONATA config handling (docs/simulation.md): expected values are written by hand from the spec.
 #include <gtest/gtest.h>
 
-#include "config/json_config.hpp"
-#include "config/simulation_config.hpp"
+#include "dpointnet/config/json_config.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/hash.hpp"
 #include "test_support.hpp"
-#include "util/error.hpp"
-#include "util/hash.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;

@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
-#include "app/prepare_run.hpp"
-#include "sim/simulator.hpp"
+#include "dpointnet/app/prepare_run.hpp"
+#include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/train/detail/trainer_test_access.hpp"
+#include "dpointnet/train/trainer.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 #include "test_execspace.hpp"
-#include "train/detail/trainer_test_access.hpp"
-#include "train/trainer.hpp"
 #include "train_setup.hpp"
-#include "util/kokkos_compat.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;

@@ -6,8 +6,8 @@
 #include <Kokkos_Core.hpp>
 #include <string>
 
-#include "parallel/distribution_config.hpp"
-#include "util/error.hpp"
+#include "dpointnet/parallel/distribution_config.hpp"
+#include "dpointnet/util/error.hpp"
 
 using namespace dpointnet;
 

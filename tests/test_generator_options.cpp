@@ -16,12 +16,12 @@
 #include <utility>
 #include <vector>
 
-#include "config/simulation_config.hpp"
-#include "generator/network_generator.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/generator/network_generator.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/network/network_builder.hpp"
+#include "dpointnet/util/error.hpp"
 #include "generator_support.hpp"
-#include "io/hdf5_file.hpp"
-#include "network/network_builder.hpp"
-#include "util/error.hpp"
 
 namespace fs = std::filesystem;
 using namespace dpointnet;

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "util/error.hpp"
-#include "util/json_fields.hpp"
-#include "util/json_reader.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/json_fields.hpp"
+#include "dpointnet/util/json_reader.hpp"
 
 using namespace dpointnet;
 using nlohmann::json;

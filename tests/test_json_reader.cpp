@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/json_reader.hpp"
 #include "test_support.hpp"
-#include "util/error.hpp"
-#include "util/json_reader.hpp"
 
 using namespace dpointnet;
 using dpointnet::test::TempDir;

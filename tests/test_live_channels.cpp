@@ -8,11 +8,11 @@
 #include <set>
 #include <utility>
 
-#include "app/prepare_run.hpp"
-#include "network/live_channels.hpp"
+#include "dpointnet/app/prepare_run.hpp"
+#include "dpointnet/network/live_channels.hpp"
+#include "dpointnet/train/trainer.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
-#include "train/trainer.hpp"
 #include "train_setup.hpp"
 
 using namespace dpointnet;

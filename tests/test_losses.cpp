@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "train/losses.hpp"
+#include "dpointnet/train/losses.hpp"
 
 using namespace dpointnet;
 

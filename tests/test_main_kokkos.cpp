@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <exception>
 
-#include "device/kernel_shape_choice.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
+#include "dpointnet/device/kernel_shape_choice.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

@@ -4,9 +4,9 @@
 
 #include <cstring>
 
-#include "app/prepare_run.hpp"
-#include "train/memory_plan.hpp"
-#include "train/trainer.hpp"
+#include "dpointnet/app/prepare_run.hpp"
+#include "dpointnet/train/memory_plan.hpp"
+#include "dpointnet/train/trainer.hpp"
 #include "train_setup.hpp"
 
 using namespace dpointnet;

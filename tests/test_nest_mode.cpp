@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "network/nest_time.hpp"
-#include "sim/simulator.hpp"
+#include "dpointnet/network/nest_time.hpp"
+#include "dpointnet/sim/simulator.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
 #include "test_trace.hpp"

@@ -2,11 +2,11 @@
 // draws whatever the batch it runs in.
 #include <gtest/gtest.h>
 
-#include "device/rng.hpp"
-#include "sim/simulator.hpp"
+#include "dpointnet/device/rng.hpp"
+#include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/util/hash.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
-#include "util/hash.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;

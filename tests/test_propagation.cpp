@@ -8,11 +8,11 @@
 #include <set>
 #include <tuple>
 
-#include "device/adjoint.hpp"
-#include "device/edge_layout.hpp"
-#include "device/model_constants.hpp"
-#include "device/propagate.hpp"
-#include "device/weight_grad.hpp"
+#include "dpointnet/device/adjoint.hpp"
+#include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/device/propagate.hpp"
+#include "dpointnet/device/weight_grad.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
 

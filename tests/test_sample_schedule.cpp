@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <set>
 
-#include "train/sample_schedule.hpp"
+#include "dpointnet/train/sample_schedule.hpp"
 
 using dpointnet::SampleSchedule;
 

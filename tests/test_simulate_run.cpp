@@ -1,11 +1,11 @@
 // The `simulate` run end to end on BMTK's 450-cell example: outputs, layout, refusal to overwrite.
 #include <gtest/gtest.h>
 
-#include "app/simulate_run.hpp"
-#include "io/hdf5_file.hpp"
-#include "io/spike_file.hpp"
+#include "dpointnet/app/simulate_run.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/io/spike_file.hpp"
+#include "dpointnet/util/error.hpp"
 #include "test_support.hpp"
-#include "util/error.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;

@@ -2,7 +2,7 @@
 // the continuous or discrete model written from docs/model.md, not from the simulator.
 #include <gtest/gtest.h>
 
-#include "sim/simulator.hpp"
+#include "dpointnet/sim/simulator.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
 #include "test_trace.hpp"

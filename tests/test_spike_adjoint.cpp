@@ -11,13 +11,13 @@
 #include <random>
 #include <utility>
 
-#include "device/adjoint.hpp"
-#include "device/edge_layout.hpp"
-#include "device/spike_adjoint.hpp"
-#include "device/target_blocks.hpp"
+#include "dpointnet/device/adjoint.hpp"
+#include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/device/spike_adjoint.hpp"
+#include "dpointnet/device/target_blocks.hpp"
+#include "dpointnet/util/host_simd.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
-#include "util/host_simd.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;

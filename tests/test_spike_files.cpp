@@ -2,11 +2,11 @@
 // (k = ceil(t/dt - 1e-9) - 1), with expected steps worked out by hand.
 #include <gtest/gtest.h>
 
-#include "inputs/input_schedule.hpp"
-#include "io/hdf5_file.hpp"
-#include "io/spike_file.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/io/spike_file.hpp"
+#include "dpointnet/util/error.hpp"
 #include "test_support.hpp"
-#include "util/error.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "app/prepare_run.hpp"
-#include "device/edge_layout.hpp"
+#include "dpointnet/app/prepare_run.hpp"
+#include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/train/detail/trainer_test_access.hpp"
+#include "dpointnet/train/trainer.hpp"
 #include "test_execspace.hpp"
-#include "train/detail/trainer_test_access.hpp"
-#include "train/trainer.hpp"
 #include "train_setup.hpp"
 
 using namespace dpointnet;

@@ -9,9 +9,9 @@
 #include <random>
 #include <string>
 
-#include "inputs/input_schedule.hpp"
-#include "network/network.hpp"
-#include "network/neuron_model.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/network/neuron_model.hpp"
 
 namespace dpointnet::test {
 

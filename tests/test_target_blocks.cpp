@@ -7,14 +7,14 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "app/prepare_run.hpp"
-#include "device/target_block_calibration.hpp"
-#include "device/target_blocks.hpp"
+#include "dpointnet/app/prepare_run.hpp"
+#include "dpointnet/device/target_block_calibration.hpp"
+#include "dpointnet/device/target_blocks.hpp"
+#include "dpointnet/train/detail/trainer_test_access.hpp"
+#include "dpointnet/train/trainer.hpp"
+#include "dpointnet/util/host_caches.hpp"
 #include "test_execspace.hpp"
-#include "train/detail/trainer_test_access.hpp"
-#include "train/trainer.hpp"
 #include "train_setup.hpp"
-#include "util/host_caches.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::test;

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/simulator.hpp"
+#include "dpointnet/sim/simulator.hpp"
 #include "test_execspace.hpp"
 
 namespace dpointnet::test {

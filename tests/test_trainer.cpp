@@ -5,15 +5,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/prepare_run.hpp"
-#include "config/simulation_config.hpp"
-#include "generator/network_generator.hpp"
-#include "inputs/input_schedule.hpp"
-#include "network/network_builder.hpp"
+#include "dpointnet/app/prepare_run.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/generator/network_generator.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/network/network_builder.hpp"
+#include "dpointnet/train/train_config.hpp"
+#include "dpointnet/train/trainer.hpp"
 #include "test_execspace.hpp"
 #include "test_support.hpp"
-#include "train/train_config.hpp"
-#include "train/trainer.hpp"
 #include "train_setup.hpp"
 
 using namespace dpointnet;

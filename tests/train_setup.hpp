@@ -2,12 +2,12 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "config/simulation_config.hpp"
-#include "generator/network_generator.hpp"
-#include "inputs/input_schedule.hpp"
-#include "network/network_builder.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/generator/network_generator.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/network/network_builder.hpp"
+#include "dpointnet/train/train_config.hpp"
 #include "test_support.hpp"
-#include "train/train_config.hpp"
 
 namespace dpointnet::test {
 

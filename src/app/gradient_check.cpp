@@ -1,7 +1,7 @@
-#include "app/gradient_check.hpp"
+#include "dpointnet/app/gradient_check.hpp"
 
-#include "io/hdf5_file.hpp"
-#include "util/log.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace dpointnet {
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "parallel/replica_set.hpp"
+#include "dpointnet/parallel/replica_set.hpp"
 
 namespace dpointnet {
 

@@ -1,4 +1,4 @@
-#include "app/output_dir.hpp"
+#include "dpointnet/app/output_dir.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "util/error.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace fs = std::filesystem;
 

@@ -1,15 +1,15 @@
-#include "app/plan_run.hpp"
+#include "dpointnet/app/plan_run.hpp"
 
 #include <fmt/format.h>
 
 #include <Kokkos_Core.hpp>
 
-#include "app/prepare_run.hpp"
-#include "config/simulation_config.hpp"
-#include "inputs/input_schedule.hpp"
-#include "network/network_builder.hpp"
-#include "train/memory_plan.hpp"
-#include "train/train_config.hpp"
+#include "dpointnet/app/prepare_run.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/network/network_builder.hpp"
+#include "dpointnet/train/memory_plan.hpp"
+#include "dpointnet/train/train_config.hpp"
 
 namespace dpointnet {
 

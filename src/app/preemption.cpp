@@ -1,4 +1,4 @@
-#include "app/preemption.hpp"
+#include "dpointnet/app/preemption.hpp"
 
 #include <csignal>
 

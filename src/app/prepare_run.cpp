@@ -1,4 +1,4 @@
-#include "app/prepare_run.hpp"
+#include "dpointnet/app/prepare_run.hpp"
 
 #include <string>
 

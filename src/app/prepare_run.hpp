@@ -1,7 +1,7 @@
 // Builds a training run's inputs once (train/prepared_run.hpp): every input and condition override read and
 // checked against the network, before any output is written.
 #pragma once
-#include "train/prepared_run.hpp"
+#include "dpointnet/train/prepared_run.hpp"
 
 namespace dpointnet {
 

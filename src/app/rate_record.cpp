@@ -1,7 +1,7 @@
-#include "app/rate_record.hpp"
+#include "dpointnet/app/rate_record.hpp"
 
-#include "app/output_dir.hpp"
-#include "io/hdf5_file.hpp"
+#include "dpointnet/app/output_dir.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
 
 namespace dpointnet {
 

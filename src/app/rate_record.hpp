@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "config/simulation_config.hpp"
-#include "network/network.hpp"
-#include "parallel/replica_set.hpp"
-#include "train/train_config.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/parallel/replica_set.hpp"
+#include "dpointnet/train/train_config.hpp"
 
 namespace dpointnet {
 

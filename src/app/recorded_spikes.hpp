@@ -5,9 +5,9 @@
 #include <map>
 #include <string>
 
-#include "io/spike_file.hpp"
-#include "network/network.hpp"
-#include "sim/simulator.hpp"
+#include "dpointnet/io/spike_file.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/sim/simulator.hpp"
 
 namespace dpointnet {
 

@@ -1,18 +1,18 @@
-#include "app/run_record.hpp"
+#include "dpointnet/app/run_record.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "app/output_dir.hpp"
-#include "app/recorded_spikes.hpp"
-#include "io/hdf5_file.hpp"
-#include "io/spike_file.hpp"
-#include "sim/simulator.hpp"
-#include "util/error.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
+#include "dpointnet/app/output_dir.hpp"
+#include "dpointnet/app/recorded_spikes.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/io/spike_file.hpp"
+#include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace fs = std::filesystem;
 

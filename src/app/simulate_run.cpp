@@ -1,22 +1,22 @@
-#include "app/simulate_run.hpp"
+#include "dpointnet/app/simulate_run.hpp"
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
-#include "app/output_dir.hpp"
-#include "app/recorded_spikes.hpp"
-#include "config/simulation_config.hpp"
-#include "inputs/input_schedule.hpp"
-#include "io/hdf5_file.hpp"
-#include "io/spike_file.hpp"
-#include "network/network_builder.hpp"
-#include "sim/simulator.hpp"
-#include "train/memory_plan.hpp"
-#include "util/error.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
+#include "dpointnet/app/output_dir.hpp"
+#include "dpointnet/app/recorded_spikes.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/io/spike_file.hpp"
+#include "dpointnet/network/network_builder.hpp"
+#include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/train/memory_plan.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace fs = std::filesystem;
 

@@ -1,9 +1,9 @@
 // The `inputs` section: one table row per input_type (its InputKind and its keys).
 #include <cmath>
 
-#include "config/simulation_config.hpp"
-#include "util/json_fields.hpp"
-#include "util/json_reader.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/util/json_fields.hpp"
+#include "dpointnet/util/json_reader.hpp"
 
 using nlohmann::json;
 

@@ -1,4 +1,4 @@
-#include "config/json_config.hpp"
+#include "dpointnet/config/json_config.hpp"
 
 #include <ctime>
 #include <filesystem>
@@ -6,8 +6,8 @@
 #include <map>
 #include <regex>
 
-#include "util/error.hpp"
-#include "util/json_reader.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/json_reader.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -1,13 +1,13 @@
-#include "config/simulation_config.hpp"
+#include "dpointnet/config/simulation_config.hpp"
 
 #include <cmath>
 #include <filesystem>
 #include <limits>
 
-#include "config/json_config.hpp"
-#include "util/error.hpp"
-#include "util/json_fields.hpp"
-#include "util/json_reader.hpp"
+#include "dpointnet/config/json_config.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/json_fields.hpp"
+#include "dpointnet/util/json_reader.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;

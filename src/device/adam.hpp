@@ -3,7 +3,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 

@@ -15,10 +15,10 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "device/edge_layout.hpp"
-#include "device/model_constants.hpp"
-#include "device/surrogate.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/device/surrogate.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 

@@ -10,9 +10,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "device/kernel_shape_choice.hpp"
-#include "network/network.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/device/kernel_shape_choice.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 

@@ -3,11 +3,11 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "device/kernel_shape_choice.hpp"
-#include "device/model_constants.hpp"
-#include "device/rng.hpp"
-#include "util/host_simd.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/device/kernel_shape_choice.hpp"
+#include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/device/rng.hpp"
+#include "dpointnet/util/host_simd.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 

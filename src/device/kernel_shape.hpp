@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "util/error.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet::device {
 

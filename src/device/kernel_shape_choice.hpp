@@ -1,7 +1,7 @@
 // The shape a launcher takes on an execution space (KernelShape: kernel_shape.hpp).
 #pragma once
-#include "device/kernel_shape.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/device/kernel_shape.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 

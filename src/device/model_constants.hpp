@@ -4,7 +4,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "network/neuron_model.hpp"
+#include "dpointnet/network/neuron_model.hpp"
 
 namespace dpointnet::device {
 

@@ -14,9 +14,9 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "device/adjoint.hpp"
-#include "device/model_constants.hpp"
-#include "device/surrogate.hpp"
+#include "dpointnet/device/adjoint.hpp"
+#include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/device/surrogate.hpp"
 
 namespace dpointnet::device {
 

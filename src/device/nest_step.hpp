@@ -6,8 +6,8 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "device/fixed_point.hpp"
-#include "device/model_constants.hpp"
+#include "dpointnet/device/fixed_point.hpp"
+#include "dpointnet/device/model_constants.hpp"
 
 namespace dpointnet::device {
 

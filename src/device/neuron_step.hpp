@@ -3,10 +3,10 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "device/fixed_point.hpp"
-#include "device/kernel_shape_choice.hpp"
-#include "device/model_constants.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/device/fixed_point.hpp"
+#include "dpointnet/device/kernel_shape_choice.hpp"
+#include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 

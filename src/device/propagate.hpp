@@ -5,12 +5,12 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "device/edge_layout.hpp"
-#include "device/fill.hpp"
-#include "device/fixed_point.hpp"
-#include "util/host_simd.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/prefetch.hpp"
+#include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/device/fill.hpp"
+#include "dpointnet/device/fixed_point.hpp"
+#include "dpointnet/util/host_simd.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/prefetch.hpp"
 
 namespace dpointnet::device {
 

@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "device/adjoint.hpp"
-#include "device/edge_layout.hpp"
-#include "device/target_blocks.hpp"
-#include "device/weight_grad.hpp"
-#include "util/host_simd.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/prefetch.hpp"
+#include "dpointnet/device/adjoint.hpp"
+#include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/device/target_blocks.hpp"
+#include "dpointnet/device/weight_grad.hpp"
+#include "dpointnet/util/host_simd.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/prefetch.hpp"
 
 namespace dpointnet::device {
 

@@ -2,7 +2,7 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 

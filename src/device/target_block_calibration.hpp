@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "device/spike_adjoint.hpp"
-#include "device/target_blocks.hpp"
+#include "dpointnet/device/spike_adjoint.hpp"
+#include "dpointnet/device/target_blocks.hpp"
 
 namespace dpointnet::device {
 

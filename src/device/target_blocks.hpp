@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "device/edge_layout.hpp"
+#include "dpointnet/device/edge_layout.hpp"
 
 namespace dpointnet::device {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "device/adjoint.hpp"
-#include "device/edge_layout.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/device/adjoint.hpp"
+#include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 

@@ -1,4 +1,4 @@
-#include "generator/cell_types.hpp"
+#include "dpointnet/generator/cell_types.hpp"
 
 namespace dpointnet::generator {
 

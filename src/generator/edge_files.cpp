@@ -1,13 +1,13 @@
-#include "generator/edge_files.hpp"
+#include "dpointnet/generator/edge_files.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "generator/plan.hpp"
-#include "io/hdf5_file.hpp"
-#include "util/error.hpp"
+#include "dpointnet/generator/plan.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet::generator {
 

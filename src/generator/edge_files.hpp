@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "generator/cell_types.hpp"
+#include "dpointnet/generator/cell_types.hpp"
 
 namespace dpointnet::generator {
 

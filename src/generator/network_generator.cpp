@@ -13,7 +13,7 @@
 // Memory: edges are generated target by target into flat columns (source uint32, type uint8, weight and delay
 // float64: 21 bytes per edge), then written dataset by dataset; 200,000 x 370 synapses (74 M edges) peaks at
 // about 3 GB.
-#include "generator/network_generator.hpp"
+#include "dpointnet/generator/network_generator.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -24,12 +24,12 @@
 #include <system_error>
 #include <vector>
 
-#include "generator/cell_types.hpp"
-#include "generator/edge_files.hpp"
-#include "generator/plan.hpp"
-#include "generator/sampling.hpp"
-#include "util/error.hpp"
-#include "util/log.hpp"
+#include "dpointnet/generator/cell_types.hpp"
+#include "dpointnet/generator/edge_files.hpp"
+#include "dpointnet/generator/plan.hpp"
+#include "dpointnet/generator/sampling.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace dpointnet {
 namespace {

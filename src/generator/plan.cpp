@@ -1,4 +1,4 @@
-#include "generator/plan.hpp"
+#include "dpointnet/generator/plan.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <sstream>
 #include <system_error>
 
-#include "generator/cell_types.hpp"
-#include "util/error.hpp"
+#include "dpointnet/generator/cell_types.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet::generator {
 

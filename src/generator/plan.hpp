@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "generator/cell_types.hpp"
-#include "generator/network_generator.hpp"
+#include "dpointnet/generator/cell_types.hpp"
+#include "dpointnet/generator/network_generator.hpp"
 
 namespace dpointnet::generator {
 

@@ -1,4 +1,4 @@
-#include "inputs/input_schedule.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -6,11 +6,11 @@
 #include <map>
 #include <unordered_map>
 
-#include "io/spike_file.hpp"
-#include "network/nest_time.hpp"
-#include "util/error.hpp"
-#include "util/hash.hpp"
-#include "util/log.hpp"
+#include "dpointnet/io/spike_file.hpp"
+#include "dpointnet/network/nest_time.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/hash.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace dpointnet {
 

@@ -1,10 +1,10 @@
-#include "io/csv_table.hpp"
+#include "dpointnet/io/csv_table.hpp"
 
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "util/error.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet {
 

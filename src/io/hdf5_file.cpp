@@ -1,4 +1,4 @@
-#include "io/hdf5_file.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "util/error.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet::h5 {
 

@@ -1,10 +1,10 @@
-#include "io/sonata_write.hpp"
+#include "dpointnet/io/sonata_write.hpp"
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
 
-#include "io/hdf5_file.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
 
 namespace dpointnet {
 

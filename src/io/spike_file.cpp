@@ -1,10 +1,10 @@
-#include "io/spike_file.hpp"
+#include "dpointnet/io/spike_file.hpp"
 
 #include <algorithm>
 #include <numeric>
 
-#include "io/hdf5_file.hpp"
-#include "util/error.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet {
 

@@ -1,8 +1,8 @@
-#include "network/allen_glif.hpp"
+#include "dpointnet/network/allen_glif.hpp"
 
 #include <vector>
 
-#include "util/error.hpp"
+#include "dpointnet/util/error.hpp"
 
 using nlohmann::json;
 

@@ -1,11 +1,11 @@
-#include "network/edge_export.hpp"
+#include "dpointnet/network/edge_export.hpp"
 
 #include <filesystem>
 #include <map>
 #include <stdexcept>
 
-#include "io/sonata_write.hpp"
-#include "util/log.hpp"
+#include "dpointnet/io/sonata_write.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace fs = std::filesystem;
 

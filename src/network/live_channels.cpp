@@ -1,4 +1,4 @@
-#include "network/live_channels.hpp"
+#include "dpointnet/network/live_channels.hpp"
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "network/network.hpp"
+#include "dpointnet/network/network.hpp"
 
 namespace dpointnet {
 

@@ -1,4 +1,4 @@
-#include "network/network.hpp"
+#include "dpointnet/network/network.hpp"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "network/neuron_model.hpp"
+#include "dpointnet/network/neuron_model.hpp"
 
 namespace dpointnet {
 

@@ -1,8 +1,8 @@
-#include "network/network_builder.hpp"
+#include "dpointnet/network/network_builder.hpp"
 
-#include "network/sonata_edges.hpp"
-#include "network/sonata_nodes.hpp"
-#include "util/error.hpp"
+#include "dpointnet/network/sonata_edges.hpp"
+#include "dpointnet/network/sonata_nodes.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet {
 

@@ -1,7 +1,7 @@
 // Reads the SONATA circuit named by a simulation config into a Network (docs/simulation.md).
 #pragma once
-#include "config/simulation_config.hpp"
-#include "network/network.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/network/network.hpp"
 
 namespace dpointnet {
 

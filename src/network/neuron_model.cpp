@@ -1,11 +1,11 @@
-#include "network/neuron_model.hpp"
+#include "dpointnet/network/neuron_model.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "network/nest_time.hpp"
-#include "util/error.hpp"
+#include "dpointnet/network/nest_time.hpp"
+#include "dpointnet/util/error.hpp"
 
 using nlohmann::json;
 

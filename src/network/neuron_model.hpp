@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "config/dynamics.hpp"
+#include "dpointnet/config/dynamics.hpp"
 
 namespace dpointnet {
 

@@ -1,9 +1,9 @@
-#include "network/node_dynamics.hpp"
+#include "dpointnet/network/node_dynamics.hpp"
 
 #include <cmath>
 
-#include "network/neuron_model.hpp"
-#include "util/error.hpp"
+#include "dpointnet/network/neuron_model.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/hdf5_file.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
 
 namespace dpointnet {
 

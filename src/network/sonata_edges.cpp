@@ -1,24 +1,24 @@
-#include "network/sonata_edges.hpp"
+#include "dpointnet/network/sonata_edges.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
 
-#include "io/csv_table.hpp"
-#include "io/hdf5_file.hpp"
-#include "network/impl/sonata_common.hpp"
-#include "network/nest_time.hpp"
-#include "util/error.hpp"
-#include "util/json_reader.hpp"
-#include "util/log.hpp"
+#include "dpointnet/io/csv_table.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/network/detail/sonata_common.hpp"
+#include "dpointnet/network/nest_time.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/json_reader.hpp"
+#include "dpointnet/util/log.hpp"
 
 using nlohmann::json;
 
 namespace dpointnet {
 
-using impl::IdIndex;
-using impl::join;
+using detail::IdIndex;
+using detail::join;
 
 namespace {
 
@@ -48,8 +48,8 @@ void read_sonata_edges(const SimulationConfig& cfg, Network& net, const std::vec
   for (std::size_t ei = 0; ei < cfg.edges.size(); ++ei) {
     const auto& entry = cfg.edges[ei];
     auto pair =
-        impl::open_sonata_pair(cfg, "networks.edges[" + std::to_string(ei) + "]", "edges_file", entry.edges_file,
-                               "edge_types_file", entry.edge_types_file, "edge_type_id", "/edges");
+        detail::open_sonata_pair(cfg, "networks.edges[" + std::to_string(ei) + "]", "edges_file", entry.edges_file,
+                                 "edge_types_file", entry.edge_types_file, "edge_type_id", "/edges");
     h5::File& file = pair.h5;
     CsvTable& types = pair.types;
     for (const std::string& ename : file.children("/edges")) {

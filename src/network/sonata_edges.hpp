@@ -2,9 +2,9 @@
 #pragma once
 #include <vector>
 
-#include "config/simulation_config.hpp"
-#include "network/network.hpp"
-#include "network/neuron_model.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/network/neuron_model.hpp"
 
 namespace dpointnet {
 

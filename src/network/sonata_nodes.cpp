@@ -1,23 +1,23 @@
-#include "network/sonata_nodes.hpp"
+#include "dpointnet/network/sonata_nodes.hpp"
 
 #include <deque>
 #include <map>
 #include <set>
 
-#include "io/csv_table.hpp"
-#include "io/hdf5_file.hpp"
-#include "network/allen_glif.hpp"
-#include "network/impl/sonata_common.hpp"
-#include "network/node_dynamics.hpp"
-#include "util/error.hpp"
-#include "util/json_reader.hpp"
-#include "util/log.hpp"
+#include "dpointnet/io/csv_table.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/network/allen_glif.hpp"
+#include "dpointnet/network/detail/sonata_common.hpp"
+#include "dpointnet/network/node_dynamics.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/json_reader.hpp"
+#include "dpointnet/util/log.hpp"
 
 using nlohmann::json;
 
 namespace dpointnet {
 
-using impl::join;
+using detail::join;
 
 namespace {
 
@@ -54,8 +54,8 @@ void read_sonata_nodes(const SimulationConfig& cfg, Network& net, std::vector<Ne
   for (std::size_t ni = 0; ni < cfg.nodes.size(); ++ni) {
     const auto& entry = cfg.nodes[ni];
     auto pair =
-        impl::open_sonata_pair(cfg, "networks.nodes[" + std::to_string(ni) + "]", "nodes_file", entry.nodes_file,
-                               "node_types_file", entry.node_types_file, "node_type_id", "/nodes");
+        detail::open_sonata_pair(cfg, "networks.nodes[" + std::to_string(ni) + "]", "nodes_file", entry.nodes_file,
+                                 "node_types_file", entry.node_types_file, "node_type_id", "/nodes");
     h5::File& file = pair.h5;
     CsvTable& types = pair.types;
     std::map<std::int64_t, NodeTypeInfo> type_cache;

@@ -1,7 +1,7 @@
-#include "parallel/distribution_config.hpp"
+#include "dpointnet/parallel/distribution_config.hpp"
 
-#include "util/error.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "config/simulation_config.hpp"
-#include "train/train_config.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/train/train_config.hpp"
 
 namespace dpointnet {
 

@@ -8,15 +8,15 @@
 #include <memory>
 #include <vector>
 
-#include "parallel/distribution_config.hpp"
-#include "parallel/replica_context.hpp"
-#include "train/prepared_run.hpp"
-#include "train/sample_schedule.hpp"
-#include "train/trainer.hpp"
-#include "train/trainer_state.hpp"
-#include "util/error.hpp"
-#include "util/kokkos_compat.hpp"
-#include "util/log.hpp"
+#include "dpointnet/parallel/distribution_config.hpp"
+#include "dpointnet/parallel/replica_context.hpp"
+#include "dpointnet/train/prepared_run.hpp"
+#include "dpointnet/train/sample_schedule.hpp"
+#include "dpointnet/train/trainer.hpp"
+#include "dpointnet/train/trainer_state.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace dpointnet {
 

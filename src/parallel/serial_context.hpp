@@ -2,7 +2,7 @@
 #pragma once
 #include <algorithm>
 
-#include "parallel/replica_context.hpp"
+#include "dpointnet/parallel/replica_context.hpp"
 
 namespace dpointnet {
 

@@ -6,10 +6,10 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "device/adjoint.hpp"
-#include "device/kernel_shape.hpp"
-#include "device/model_constants.hpp"
-#include "device/surrogate.hpp"
+#include "dpointnet/device/adjoint.hpp"
+#include "dpointnet/device/kernel_shape.hpp"
+#include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/device/surrogate.hpp"
 
 namespace dpointnet {
 

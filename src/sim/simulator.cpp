@@ -1,7 +1,7 @@
 // Explicit instantiations of the simulator: float and double on the default execution space, and on Serial
 // too when it is enabled besides another default space (so tests can compare backends).
-#include "sim/impl/simulator_impl.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/sim/detail/simulator_impl.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 template class dpointnet::Simulator<float, Kokkos::DefaultExecutionSpace>;
 template class dpointnet::Simulator<double, Kokkos::DefaultExecutionSpace>;

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "device/edge_layout.hpp"
-#include "device/inputs.hpp"
-#include "device/model_constants.hpp"
-#include "inputs/input_schedule.hpp"
-#include "network/network.hpp"
-#include "sim/neuron_dynamics.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/device/inputs.hpp"
+#include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/sim/neuron_dynamics.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet {
 

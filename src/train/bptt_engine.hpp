@@ -7,14 +7,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "device/adjoint.hpp"
-#include "device/kernel_shape.hpp"
-#include "device/spike_adjoint.hpp"
-#include "device/surrogate.hpp"
-#include "device/target_block_calibration.hpp"
-#include "device/target_blocks.hpp"
-#include "sim/simulator.hpp"
-#include "train/weight_store.hpp"
+#include "dpointnet/device/adjoint.hpp"
+#include "dpointnet/device/kernel_shape.hpp"
+#include "dpointnet/device/spike_adjoint.hpp"
+#include "dpointnet/device/surrogate.hpp"
+#include "dpointnet/device/target_block_calibration.hpp"
+#include "dpointnet/device/target_blocks.hpp"
+#include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/train/weight_store.hpp"
 
 namespace dpointnet {
 

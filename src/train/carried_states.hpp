@@ -10,8 +10,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "sim/simulator.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet {
 

@@ -1,12 +1,12 @@
-#include "train/checkpoint_file.hpp"
+#include "dpointnet/train/checkpoint_file.hpp"
 
 #include <filesystem>
 #include <stdexcept>
 
-#include "io/hdf5_file.hpp"
-#include "util/error.hpp"
-#include "util/hash.hpp"
-#include "util/log.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/hash.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace dpointnet {
 

@@ -1,6 +1,6 @@
-#include "train/losses.hpp"
+#include "dpointnet/train/losses.hpp"
 
-#include "train/rate_distribution.hpp"
+#include "dpointnet/train/rate_distribution.hpp"
 
 namespace dpointnet {
 

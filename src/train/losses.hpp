@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "network/network.hpp"
-#include "train/train_config.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/train/train_config.hpp"
 
 namespace dpointnet {
 

@@ -1,4 +1,4 @@
-#include "train/memory_plan.hpp"
+#include "dpointnet/train/memory_plan.hpp"
 
 #include <fmt/format.h>
 
@@ -7,11 +7,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "device/target_blocks.hpp"
-#include "sim/simulator.hpp"
-#include "util/error.hpp"
-#include "util/host_caches.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/device/target_blocks.hpp"
+#include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/host_caches.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime_api.h>

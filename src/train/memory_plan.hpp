@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "config/simulation_config.hpp"
-#include "inputs/input_schedule.hpp"
-#include "network/network.hpp"
-#include "train/train_config.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/train/train_config.hpp"
 
 namespace dpointnet {
 

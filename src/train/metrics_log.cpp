@@ -1,4 +1,4 @@
-#include "train/metrics_log.hpp"
+#include "dpointnet/train/metrics_log.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "util/error.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "train/trainer.hpp"
+#include "dpointnet/train/trainer.hpp"
 
 namespace dpointnet {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "device/adam.hpp"
-#include "train/train_config.hpp"
-#include "train/weight_store.hpp"
+#include "dpointnet/device/adam.hpp"
+#include "dpointnet/train/train_config.hpp"
+#include "dpointnet/train/weight_store.hpp"
 
 namespace dpointnet {
 

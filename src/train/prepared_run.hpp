@@ -4,11 +4,11 @@
 #pragma once
 #include <vector>
 
-#include "config/simulation_config.hpp"
-#include "inputs/input_schedule.hpp"
-#include "network/network.hpp"
-#include "train/sample_schedule.hpp"
-#include "train/train_config.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/train/sample_schedule.hpp"
+#include "dpointnet/train/train_config.hpp"
 
 namespace dpointnet {
 

@@ -1,17 +1,17 @@
-#include "train/rate_distribution.hpp"
+#include "dpointnet/train/rate_distribution.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
 
-#include "io/csv_table.hpp"
-#include "io/hdf5_file.hpp"
-#include "train/losses.hpp"
-#include "train/train_config.hpp"
-#include "util/error.hpp"
-#include "util/json_reader.hpp"
-#include "util/log.hpp"
+#include "dpointnet/io/csv_table.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/train/losses.hpp"
+#include "dpointnet/train/train_config.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/json_reader.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace dpointnet {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "config/simulation_config.hpp"
-#include "network/network.hpp"
-#include "train/train_config.hpp"
-#include "util/json_fields.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/train/train_config.hpp"
+#include "dpointnet/util/json_fields.hpp"
 
 namespace dpointnet {
 

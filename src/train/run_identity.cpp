@@ -1,9 +1,9 @@
-#include "train/run_identity.hpp"
+#include "dpointnet/train/run_identity.hpp"
 
 #include <fstream>
 #include <iterator>
 
-#include "util/hash.hpp"
+#include "dpointnet/util/hash.hpp"
 
 using nlohmann::json;
 

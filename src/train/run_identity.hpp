@@ -2,8 +2,8 @@
 #pragma once
 #include <string>
 
-#include "config/simulation_config.hpp"
-#include "network/network.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/network/network.hpp"
 
 namespace dpointnet {
 

@@ -1,12 +1,12 @@
-#include "train/train_config.hpp"
+#include "dpointnet/train/train_config.hpp"
 
 #include <cmath>
 
-#include "inputs/input_schedule.hpp"
-#include "train/rate_distribution.hpp"
-#include "util/error.hpp"
-#include "util/json_fields.hpp"
-#include "util/json_reader.hpp"
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/train/rate_distribution.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/json_fields.hpp"
+#include "dpointnet/util/json_reader.hpp"
 
 using nlohmann::json;
 

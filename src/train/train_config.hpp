@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "config/simulation_config.hpp"
-#include "network/network.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/network/network.hpp"
 
 namespace dpointnet {
 

@@ -1,7 +1,7 @@
 // Explicit instantiations of the trainer and its BPTT engine: float and double on the default execution space,
 // and on Serial too when it is enabled besides another default space (so tests can compare backends).
-#include "train/detail/trainer_impl.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/train/detail/trainer_impl.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet {
 

@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "device/kernel_shape.hpp"
-#include "sim/simulator.hpp"
-#include "train/bptt_engine.hpp"
-#include "train/carried_states.hpp"
-#include "train/losses.hpp"
-#include "train/optimizer.hpp"
-#include "train/prepared_run.hpp"
-#include "train/weight_store.hpp"
-#include "util/kokkos_compat.hpp"
+#include "dpointnet/device/kernel_shape.hpp"
+#include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/train/bptt_engine.hpp"
+#include "dpointnet/train/carried_states.hpp"
+#include "dpointnet/train/losses.hpp"
+#include "dpointnet/train/optimizer.hpp"
+#include "dpointnet/train/prepared_run.hpp"
+#include "dpointnet/train/weight_store.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet {
 

@@ -2,11 +2,11 @@
 #pragma once
 #include <string>
 
-#include "network/network.hpp"
-#include "train/checkpoint_file.hpp"
-#include "train/sample_schedule.hpp"
-#include "train/trainer.hpp"
-#include "util/error.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/train/checkpoint_file.hpp"
+#include "dpointnet/train/sample_schedule.hpp"
+#include "dpointnet/train/trainer.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet {
 

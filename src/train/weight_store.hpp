@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "device/fill.hpp"
-#include "device/loss_stats.hpp"
-#include "network/network.hpp"
-#include "sim/simulator.hpp"
+#include "dpointnet/device/fill.hpp"
+#include "dpointnet/device/loss_stats.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/sim/simulator.hpp"
 
 namespace dpointnet {
 

@@ -1,4 +1,4 @@
-#include "util/host_caches.hpp"
+#include "dpointnet/util/host_caches.hpp"
 
 #include <unistd.h>
 

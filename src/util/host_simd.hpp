@@ -42,7 +42,7 @@ inline constexpr int kHostVectorBytes = 32;
 #else
 inline constexpr int kHostVectorBytes = 16;
 #endif
-namespace impl {
+namespace detail {
 // One piece: Lanes (a power of two) lanes of T in one vector, or a scalar. (The vector type is declared here from the
 // lane count: passed as a template argument, GCC 12 drops a vector type's vector_size and makes it a scalar.)
 template <class T, int Lanes>
@@ -95,14 +95,14 @@ struct LanePieces {
 };
 template <class T, int N, int Head>
 struct LanePieces<T, N, Head, true> : LanePiece<T, Head> {};
-}  // namespace impl
+}  // namespace detail
 #endif
 
 template <class T, int N>
 struct HostLanes {
   static_assert(N >= 1 && N <= 16, "1 to 16 lanes");
 #if DPOINTNET_HOST_VECTOR_EXT
-  impl::LanePieces<T, N> v;
+  detail::LanePieces<T, N> v;
   static_assert(N != 16 || sizeof(v) == 16 * sizeof(T), "16 lanes in whole vectors, without padding");
   KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) { v.load(p); }
   KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { v.store(p); }

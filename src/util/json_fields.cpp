@@ -1,4 +1,4 @@
-#include "util/json_fields.hpp"
+#include "dpointnet/util/json_fields.hpp"
 
 namespace dpointnet::fields {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "util/json_reader.hpp"
+#include "dpointnet/util/json_reader.hpp"
 
 namespace dpointnet::fields {
 

@@ -1,4 +1,4 @@
-#include "util/json_reader.hpp"
+#include "dpointnet/util/json_reader.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "util/error.hpp"
+#include "dpointnet/util/error.hpp"
 
 using nlohmann::json;
 

@@ -1,4 +1,4 @@
-#include "util/log.hpp"
+#include "dpointnet/util/log.hpp"
 
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>

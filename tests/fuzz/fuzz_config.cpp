@@ -5,9 +5,9 @@
 // "=== circuit.json" for a child config. An accepted config is checked for the properties the runs rely on.
 #include <cmath>
 
-#include "config/simulation_config.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/parallel/distribution_config.hpp"
 #include "fuzz_support.hpp"
-#include "parallel/distribution_config.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::fuzz;

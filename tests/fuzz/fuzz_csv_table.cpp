@@ -1,8 +1,8 @@
 // Harness: the node/edge types table reader (src/io/csv_table.*): space separated, header row, quoted fields,
 // NONE/empty as null. The input is the table; every cell is then read as a string, as a number and as a row
 // key, the way the nodes and edges readers use it.
+#include "dpointnet/io/csv_table.hpp"
 #include "fuzz_support.hpp"
-#include "io/csv_table.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::fuzz;

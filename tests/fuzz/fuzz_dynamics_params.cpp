@@ -5,9 +5,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "dpointnet/network/neuron_model.hpp"
+#include "dpointnet/util/json_reader.hpp"
 #include "fuzz_support.hpp"
-#include "network/neuron_model.hpp"
-#include "util/json_reader.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::fuzz;

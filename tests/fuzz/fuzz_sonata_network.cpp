@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "config/simulation_config.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/network/network_builder.hpp"
 #include "fuzz_support.hpp"
 #include "h5_builder.hpp"
-#include "network/network_builder.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::fuzz;

@@ -5,10 +5,10 @@
 // (src/inputs: stamp_spike_file). First byte: the population asked for, second: dt (spike_stamp).
 #include <cmath>
 
+#include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/io/spike_file.hpp"
 #include "fuzz_support.hpp"
 #include "h5_builder.hpp"
-#include "inputs/input_schedule.hpp"
-#include "io/spike_file.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::fuzz;

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/hdf5_file.hpp"
-#include "util/error.hpp"
-#include "util/log.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/util/error.hpp"
+#include "dpointnet/util/log.hpp"
 
 namespace fs = std::filesystem;
 

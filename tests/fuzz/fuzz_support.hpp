@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "network/network.hpp"
+#include "dpointnet/network/network.hpp"
 
 namespace dpointnet::fuzz {
 

@@ -5,10 +5,10 @@
 // target_file table). Only the parse functions are called: nothing is trained.
 #include <cmath>
 
-#include "config/simulation_config.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/parallel/distribution_config.hpp"
+#include "dpointnet/train/train_config.hpp"
 #include "fuzz_support.hpp"
-#include "parallel/distribution_config.hpp"
-#include "train/train_config.hpp"
 
 using namespace dpointnet;
 using namespace dpointnet::fuzz;

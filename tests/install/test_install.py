@@ -4,8 +4,8 @@ against it (docs/building.md).
 
 Checks, in order:
   1. the installed layout: bin/dpointnet (and bin/dpointnet-mpi when the build has it), the library, the CMake package
-     files, and include/dpointnet holding exactly the src/ headers (less src/parallel/mpi, whose code is not in the
-     library), each of whose #include "x/y.hpp" lines resolves inside include/dpointnet;
+     files, and include/dpointnet holding exactly the public headers of cmake/public_headers.txt and the project
+     headers they include (no MPI code), each include prefixed "dpointnet/..." and resolving inside include/;
   2. the installed `dpointnet --version` prints the version of CMakeLists.txt's project() line;
   3. the version file accepts that version and its major.minor, and refuses the next minor (0.x) / major;
   4. tests/install/consumer configures with -DCMAKE_PREFIX_PATH=<prefix>;<Kokkos prefix>, finds dpointnet in the
@@ -72,27 +72,46 @@ def check_layout(prefix, source_dir, mpi_driver):
     find_one(prefix, r"dpointnetConfigVersion\.cmake")
     find_one(prefix, r"dpointnetTargets\.cmake")
 
+    # the public headers and, transitively, the project headers they include ("dpointnet/..."), read from the
+    # sources here independently of the install rules
     src = os.path.join(source_dir, "src")
-    want = set()
-    for root, _, files in os.walk(src):
-        for f in files:
-            rel = os.path.relpath(os.path.join(root, f), src)
-            if f.endswith((".hpp", ".h")) and not rel.startswith(os.path.join("parallel", "mpi") + os.sep):
-                want.add(rel)
+    public = [ln.strip() for ln in open(os.path.join(source_dir, "cmake", "public_headers.txt"))
+              if ln.strip() and not ln.startswith("#")]
+    want, todo = set(), list(public)
+    while todo:
+        rel = todo.pop()
+        if rel in want:
+            continue
+        want.add(rel)
+        for line in open(os.path.join(src, rel)):
+            m = re.match(r'\s*#\s*include\s+"dpointnet/([^"]+)"', line)
+            if m:
+                todo.append(m.group(1))
+    if any(rel.startswith(os.path.join("parallel", "mpi") + os.sep) for rel in want):
+        fail("a public header includes MPI code (src/parallel/mpi)")
     inc = os.path.join(prefix, "include", "dpointnet")
     have = set()
     for root, _, files in os.walk(inc):
         have |= {os.path.relpath(os.path.join(root, f), inc) for f in files}
     if want != have:
-        fail(f"installed headers differ from src/: missing {sorted(want - have)}, extra {sorted(have - want)}")
-    unresolved = []
+        fail(f"installed headers differ from the public headers and their includes: missing {sorted(want - have)}, "
+             f"extra {sorted(have - want)}")
+    unresolved, unprefixed = [], []
     for rel in sorted(have):
         for line in open(os.path.join(inc, rel)):
             m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-            if m and not os.path.isfile(os.path.join(inc, m.group(1))):
+            if not m:
+                continue
+            if not m.group(1).startswith("dpointnet/"):
+                unprefixed.append(f"{rel}: {m.group(1)}")
+            elif not os.path.isfile(os.path.join(prefix, "include", m.group(1))):
                 unresolved.append(f"{rel}: {m.group(1)}")
+    if unprefixed:
+        fail(f"installed headers include project headers without the dpointnet/ prefix: {unprefixed}")
     if unresolved:
         fail(f"installed headers include files that are not installed: {unresolved}")
+    n_src = sum(f.endswith((".hpp", ".h")) for _, _, fs in os.walk(src) for f in fs)
+    print(f"public: {len(public)} headers; installed with what they include: {len(have)} of the {n_src} in src/")
     print(f"layout: {len(have)} headers under {inc}, {os.path.relpath(lib, prefix)}, {os.path.relpath(cfg, prefix)}")
     return cfg
 

@@ -1,4 +1,4 @@
-#include "parallel/mpi/mpi_context.hpp"
+#include "dpointnet/parallel/mpi/mpi_context.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "util/error.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "parallel/replica_context.hpp"
+#include "dpointnet/parallel/replica_context.hpp"
 
 namespace dpointnet {
 

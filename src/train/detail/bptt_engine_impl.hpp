@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "device/fill.hpp"
-#include "device/loss_stats.hpp"
-#include "device/spike_adjoint.hpp"
-#include "train/bptt_engine.hpp"
-#include "train/detail/bptt_records_impl.hpp"
-#include "train/detail/target_blocks_setup_impl.hpp"
+#include "dpointnet/device/fill.hpp"
+#include "dpointnet/device/loss_stats.hpp"
+#include "dpointnet/device/spike_adjoint.hpp"
+#include "dpointnet/train/bptt_engine.hpp"
+#include "dpointnet/train/detail/bptt_records_impl.hpp"
+#include "dpointnet/train/detail/target_blocks_setup_impl.hpp"
 
 namespace dpointnet {
 

@@ -2,8 +2,8 @@
 // and v, r, spikes and inputs of each of its steps, written while the segment runs (the forward pass's last
 // segment, or a recompute).
 #pragma once
-#include "device/adjoint.hpp"
-#include "train/bptt_engine.hpp"
+#include "dpointnet/device/adjoint.hpp"
+#include "dpointnet/train/bptt_engine.hpp"
 
 namespace dpointnet {
 

@@ -3,9 +3,9 @@
 #pragma once
 #include <algorithm>
 
-#include "device/target_block_calibration.hpp"
-#include "train/bptt_engine.hpp"
-#include "util/host_caches.hpp"
+#include "dpointnet/device/target_block_calibration.hpp"
+#include "dpointnet/train/bptt_engine.hpp"
+#include "dpointnet/util/host_caches.hpp"
 
 namespace dpointnet {
 

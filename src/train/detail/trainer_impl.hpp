@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "train/detail/bptt_engine_impl.hpp"
-#include "train/trainer.hpp"
+#include "dpointnet/train/detail/bptt_engine_impl.hpp"
+#include "dpointnet/train/trainer.hpp"
 
 namespace dpointnet {
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <utility>
 
-#include "train/trainer.hpp"
+#include "dpointnet/train/trainer.hpp"
 
 namespace dpointnet::detail {
 

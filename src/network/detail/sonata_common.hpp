@@ -6,12 +6,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "config/simulation_config.hpp"
-#include "io/csv_table.hpp"
-#include "io/hdf5_file.hpp"
-#include "util/error.hpp"
+#include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/io/csv_table.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/util/error.hpp"
 
-namespace dpointnet::impl {
+namespace dpointnet::detail {
 
 inline std::string join(const std::string& dir, const std::string& file) {
   if (std::filesystem::path(file).is_absolute() || dir.empty()) return file;
@@ -59,4 +59,4 @@ inline SonataPair open_sonata_pair(const SimulationConfig& cfg, const std::strin
   return p;
 }
 
-}  // namespace dpointnet::impl
+}  // namespace dpointnet::detail

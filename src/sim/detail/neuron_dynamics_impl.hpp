@@ -2,16 +2,16 @@
 #pragma once
 #include <memory>
 
-#include "device/adjoint.hpp"
-#include "device/nest_adjoint.hpp"
-#include "device/nest_step.hpp"
-#include "device/neuron_step.hpp"
-#include "network/nest_time.hpp"
-#include "network/network.hpp"
-#include "sim/impl/simulator_nest_impl.hpp"
-#include "sim/neuron_dynamics.hpp"
+#include "dpointnet/device/adjoint.hpp"
+#include "dpointnet/device/nest_adjoint.hpp"
+#include "dpointnet/device/nest_step.hpp"
+#include "dpointnet/device/neuron_step.hpp"
+#include "dpointnet/network/nest_time.hpp"
+#include "dpointnet/network/network.hpp"
+#include "dpointnet/sim/detail/simulator_nest_impl.hpp"
+#include "dpointnet/sim/neuron_dynamics.hpp"
 
-namespace dpointnet::impl {
+namespace dpointnet::detail {
 
 // The discrete GLIF step (docs/model.md, "One time step").
 template <class Real, class ExecSpace>
@@ -89,4 +89,4 @@ std::unique_ptr<NeuronDynamics<Real, ExecSpace>> make_neuron_dynamics(const Exec
   return std::make_unique<DiscreteDynamics<Real, ExecSpace>>();
 }
 
-}  // namespace dpointnet::impl
+}  // namespace dpointnet::detail

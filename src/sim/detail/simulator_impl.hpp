@@ -3,15 +3,15 @@
 #include <stdexcept>
 #include <string>
 
-#include "device/fill.hpp"
-#include "device/neuron_step.hpp"
-#include "device/propagate.hpp"
-#include "network/live_channels.hpp"
-#include "network/nest_time.hpp"
-#include "sim/impl/neuron_dynamics_impl.hpp"
-#include "sim/impl/simulator_inputs_impl.hpp"
-#include "sim/impl/simulator_snapshot_impl.hpp"
-#include "sim/simulator.hpp"
+#include "dpointnet/device/fill.hpp"
+#include "dpointnet/device/neuron_step.hpp"
+#include "dpointnet/device/propagate.hpp"
+#include "dpointnet/network/live_channels.hpp"
+#include "dpointnet/network/nest_time.hpp"
+#include "dpointnet/sim/detail/neuron_dynamics_impl.hpp"
+#include "dpointnet/sim/detail/simulator_inputs_impl.hpp"
+#include "dpointnet/sim/detail/simulator_snapshot_impl.hpp"
+#include "dpointnet/sim/simulator.hpp"
 
 namespace dpointnet {
 
@@ -106,11 +106,11 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   }
   {  // channels without inputs (network/live_channels.hpp)
     const LiveChannels lc = live_channels(net, device::NeuronConstants<Real, MemSpace>::kLiveBlock);
-    k_.live = impl::upload_vector<decltype(k_.live)>(space_, "neuron.live_channels", lc.neuron);
-    k_.live_blocks = impl::upload_vector<decltype(k_.live_blocks)>(space_, "neuron.live_channel_blocks", lc.block);
-    live_spans_ = impl::upload_vector<decltype(live_spans_)>(space_, "drive.live_spans", lc.span);
+    k_.live = detail::upload_vector<decltype(k_.live)>(space_, "neuron.live_channels", lc.neuron);
+    k_.live_blocks = detail::upload_vector<decltype(k_.live_blocks)>(space_, "neuron.live_channel_blocks", lc.block);
+    live_spans_ = detail::upload_vector<decltype(live_spans_)>(space_, "drive.live_spans", lc.span);
   }
-  dynamics_ = impl::make_neuron_dynamics<Real>(space_, net, B_, R_);  // run.dynamics, once
+  dynamics_ = detail::make_neuron_dynamics<Real>(space_, net, B_, R_);  // run.dynamics, once
   // state
   state_.v = decltype(state_.v)(Kokkos::view_alloc(space_, "state.v"), B_, N);
   state_.r = decltype(state_.r)(Kokkos::view_alloc(space_, "state.r"), B_, N);
@@ -188,7 +188,7 @@ void Simulator<Real, ExecSpace>::reset() {
   update_current(0);
 }
 
-namespace impl {
+namespace detail {
 template <class ExecSpace, class Activity, class Ring>
 double count_events(const ExecSpace& space, const Ring& ring,
                     const Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>& offsets, std::int64_t t, int D,
@@ -210,7 +210,7 @@ double count_events(const ExecSpace& space, const Ring& ring,
       total);
   return total;
 }
-}  // namespace impl
+}  // namespace detail
 
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::step_once(int rec_index) {
@@ -227,7 +227,8 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
                       B_, opt_.kernel_shape);
     zero = false;
     if (count_events_)
-      events_ += impl::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t, D_, B_, N_, s_min);
+      events_ +=
+          detail::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t, D_, B_, N_, s_min);
   }
   for (auto& in : inputs_) {
     const std::int64_t ns = in->edges.n_sources;
@@ -238,7 +239,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
     zero = false;
     if (count_events_)
       events_ +=
-          impl::count_events<ExecSpace, std::uint16_t>(space_, in->ring, in->edges.offsets, t, D_, B_, ns, s_min);
+          detail::count_events<ExecSpace, std::uint16_t>(space_, in->ring, in->edges.offsets, t, D_, B_, ns, s_min);
   }
   if (zero) device::fill(space_, u_, std::int64_t(0));
   // 2-8. neurons

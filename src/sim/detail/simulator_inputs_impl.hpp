@@ -4,11 +4,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/simulator.hpp"
+#include "dpointnet/sim/simulator.hpp"
 
 namespace dpointnet {
 
-namespace impl {
+namespace detail {
 // A device view of the values of a host vector, each converted to the view's element type (empty vector: empty
 // view), allocated and copied on `space`, which is fenced (the host mirror goes out of scope; no global fence).
 // Every element is written: no initialization. Outside the step loop only.
@@ -21,7 +21,7 @@ View upload_vector(const ExecSpace& space, const std::string& label, const Vec& 
   space.fence();
   return dev;
 }
-}  // namespace impl
+}  // namespace detail
 
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::upload_schedule(InputRuntime& rt, const PreparedInput& in) {
@@ -33,7 +33,7 @@ void Simulator<Real, ExecSpace>::upload_schedule(InputRuntime& rt, const Prepare
   rt.p = rt.p0 = {};
   const std::string lbl = "input." + in.name;
   auto copy = [&](auto& dev, const auto& vec, const std::string& name) {
-    dev = impl::upload_vector<std::decay_t<decltype(dev)>>(space_, lbl + "." + name, vec);
+    dev = detail::upload_vector<std::decay_t<decltype(dev)>>(space_, lbl + "." + name, vec);
   };
   if (in.silent) return;
   if (in.kind == InputKind::SpikeFile) {

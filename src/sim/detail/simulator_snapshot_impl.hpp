@@ -1,7 +1,7 @@
 // Template implementation of the simulator's snapshots: segment snapshots of BPTT time checkpointing (save,
 // restore) and the continuation of a run from another's end state (train.carry_state).
 #pragma once
-#include "sim/simulator.hpp"
+#include "dpointnet/sim/simulator.hpp"
 
 namespace dpointnet {
 
@@ -48,7 +48,7 @@ void Simulator<Real, ExecSpace>::restore(const SegmentSnapshot& s) {
   update_current(t_, true);
 }
 
-namespace impl {
+namespace detail {
 // dst slot q = src slot (q + shift) mod D, one slot copy each (D copies per continued run).
 template <class ExecSpace, class Ring>
 void rotate_ring(const ExecSpace& space, const Ring& dst, const Ring& src, std::int64_t shift) {
@@ -59,7 +59,7 @@ void rotate_ring(const ExecSpace& space, const Ring& dst, const Ring& src, std::
                       Kokkos::subview(src, from, Kokkos::ALL(), Kokkos::ALL()));
   }
 }
-}  // namespace impl
+}  // namespace detail
 
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::continue_from(const SegmentSnapshot& end, std::int64_t t_start) {
@@ -69,9 +69,9 @@ void Simulator<Real, ExecSpace>::continue_from(const SegmentSnapshot& end, std::
   Kokkos::deep_copy(space_, state_.psc_rise, end.state.psc_rise);
   Kokkos::deep_copy(space_, state_.psc, end.state.psc);
   const std::int64_t shift = end.t - t_start;
-  impl::rotate_ring(space_, z_ring_, end.z_ring, shift);
+  detail::rotate_ring(space_, z_ring_, end.z_ring, shift);
   for (std::size_t q = 0; q < inputs_.size(); ++q)
-    impl::rotate_ring(space_, inputs_[q]->ring, end.input_rings[q], shift);
+    detail::rotate_ring(space_, inputs_[q]->ring, end.input_rings[q], shift);
   t_ = t_start;
   history_ = D_;
   events_ = 0;

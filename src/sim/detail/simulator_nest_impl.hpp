@@ -4,10 +4,10 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 
-#include "device/model_constants.hpp"
-#include "network/network.hpp"
+#include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/network/network.hpp"
 
-namespace dpointnet::impl {
+namespace dpointnet::detail {
 
 // Allocated and copied on `space` (fenced before the host mirrors go); the host writes every element, so the
 // views are not initialized first.
@@ -60,4 +60,4 @@ void upload_nest_constants(const ExecSpace& space, const Network& net, int R,
   space.fence();
 }
 
-}  // namespace dpointnet::impl
+}  // namespace dpointnet::detail
