@@ -12,11 +12,15 @@
 #include "dpointnet/util/error.hpp"
 #include "dpointnet/util/log.hpp"
 
-using namespace dpointnet;
+using dpointnet::CheckpointState;
+using dpointnet::InputError;
+using dpointnet::read_checkpoint_file;
+using dpointnet::SurfaceState;
+using dpointnet::write_checkpoint_file;
 using nlohmann::json;
 
 int main(int argc, char** argv) {
-  log::init("warn");
+  dpointnet::log::init("warn");
   const std::string mode = argc > 1 ? argv[1] : "";
   if (!((mode == "write" && argc == 4) || (mode == "read" && argc == 3))) {
     std::fprintf(stderr, "usage: %s write STATE.json OUT.h5 | read IN.h5\n", argv[0]);

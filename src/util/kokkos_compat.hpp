@@ -71,16 +71,16 @@ int concurrency(const ExecSpace& space) {
 inline int concurrency() { return concurrency(Kokkos::DefaultExecutionSpace()); }
 
 // A host copy of `src` made on the instance `space` (the view itself where it is host memory), complete on
-// return: the instance is fenced, not the whole device. Kokkos 4 takes the instance in create_mirror_view_and_copy;
-// 3.x has no such overload (its create_mirror_view_and_copy fences globally).
+// return: the instance is fenced, not the whole device. (Kokkos 4's create_mirror_view_and_copy with the instance
+// in its view_alloc refuses a device instance for a host mirror; 3.x has no such overload and fences globally.)
 template <class ExecSpace, class View>
 auto mirror_view_and_copy(const ExecSpace& space, const View& src) {
 #if DPOINTNET_KOKKOS4
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::view_alloc(Kokkos::HostSpace(), space), src);
+  auto h = Kokkos::create_mirror_view(Kokkos::view_alloc(Kokkos::HostSpace(), Kokkos::WithoutInitializing), src);
 #else
   auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), src, Kokkos::WithoutInitializing);
-  Kokkos::deep_copy(space, h, src);
 #endif
+  Kokkos::deep_copy(space, h, src);
   space.fence();
   return h;
 }
