@@ -1,9 +1,9 @@
 // The device shapes of the kernels (what a GPU runs: compacted active groups, teams that spread a group's edges,
-// one vector lane per sample, flat (neuron, sample) kernels) run on this host backend, through
-// SimOptions::kernel_shape and the trainer's kernel shape (detail::TrainerTestAccess) (Host against Device, whatever
-// DPOINTNET_KERNEL_SHAPE says), and are checked against the host shapes of the same backend. The host shapes are the
-// ones every other test checks against the oracles, so a device shape that indexes, compacts or sums wrongly shows up
-// here, on a CPU, before a GPU runs it. What must agree, and how closely, follows from how each shape sums
+// one vector lane per sample, flat (neuron, sample) kernels) run on this host backend, through the kernel shapes of
+// simulators and trainers built by detail::SimulatorAccess and detail::TrainerTestAccess (Host against Device,
+// whatever DPOINTNET_KERNEL_SHAPE says), and are checked against the host shapes of the same backend. The host shapes
+// are the ones every other test checks against the oracles, so a device shape that indexes, compacts or sums wrongly
+// shows up here, on a CPU, before a GPU runs it. What must agree, and how closely, follows from how each shape sums
 // (docs/training-update.md, "Kernel shapes"):
 // * the forward pass: bitwise (fixed-point drive: integer sums in any order; the neuron step is the same
 //   arithmetic in both shapes);
@@ -46,8 +46,8 @@ Run<Real> simulate(const TrainSetup& s, int B, std::int64_t steps, device::Kerne
   o.seed = s.cfg.seed;
   o.record_v = true;
   o.record_chunk = 16;
-  o.kernel_shape = shape;
-  Simulator<Real, TEST_EXECSPACE> sim(TEST_EXECSPACE(), s.net, s.inputs, o);
+  auto simulator = detail::SimulatorAccess::make<Real>(TEST_EXECSPACE(), s.net, s.inputs, o, shape);
+  auto& sim = *simulator;
   EXPECT_EQ(sim.kernel_shape(), shape);
   sim.set_count_events(true);
   sim.reset();

@@ -30,10 +30,11 @@ struct SimOptions {
   std::int64_t sample_offset = 0;   // global index of sample 0 of this batch
   bool record_v = false;            // keep v' of every step for the recorder
   int record_chunk = kRecordChunk;  // steps per host transfer of recorded spikes/voltages
-  // Kernel shapes (device/kernel_shape.hpp): Auto, or Device to run the device shapes on a host backend (tests:
-  // the kernels a GPU runs, checked against the host shapes on a CPU). Not a config key.
-  device::KernelShape kernel_shape = device::KernelShape::Auto;
 };
+
+namespace detail {
+struct SimulatorAccess;
+}
 
 // Recorded output of `chunk_steps` consecutive steps starting at `first_step`, on the host:
 // z(k, b, i) in {0,1}, v(k, b, i) normalized v' (only when record_v).
@@ -115,7 +116,9 @@ class Simulator {
   int n_channels() const { return R_; }
   double dt() const { return dt_; }
   void set_sample_offset(std::int64_t o) { opt_.sample_offset = o; }
-  device::KernelShape kernel_shape() const { return opt_.kernel_shape; }
+  // Kernel shapes (device/kernel_shape.hpp): Auto, unless built by detail::SimulatorAccess with another one (a
+  // trainer's, or the tests' Device shapes on a host backend).
+  device::KernelShape kernel_shape() const { return shape_; }
 
   int batch_size() const { return B_; }
   std::int64_t n_neurons() const { return N_; }
@@ -133,6 +136,9 @@ class Simulator {
   double events() const { return events_; }
 
  private:
+  friend struct detail::SimulatorAccess;
+  Simulator(const ExecSpace& space, const Network& net, const std::vector<PreparedInput>& inputs, const SimOptions& opt,
+            device::KernelShape shape);
   void step_once(int rec_index);
   struct InputRuntime;
   void upload_schedule(InputRuntime& rt, const PreparedInput& in);
@@ -144,6 +150,7 @@ class Simulator {
   std::int64_t t_ = 0;
   std::int64_t history_ = 0;  // 0 from rest; D after continue_from (propagation reads steps from -history_ on)
   SimOptions opt_;
+  device::KernelShape shape_;
   device::NeuronConstants<Real, MemSpace> k_;
   device::NeuronState<Real, MemSpace> state_;
   Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u_;
@@ -192,6 +199,18 @@ void Simulator<Real, ExecSpace>::from_read_order(int s, const std::vector<double
   Kokkos::deep_copy(space_, v, h);
   space_.fence();  // h goes out of scope
 }
+
+namespace detail {
+// A simulator in a chosen kernel shape: for the trainer (whose shape its simulator shares) and the tests.
+struct SimulatorAccess {
+  template <class Real, class ExecSpace>
+  static std::unique_ptr<Simulator<Real, ExecSpace>> make(const ExecSpace& space, const Network& net,
+                                                          const std::vector<PreparedInput>& inputs,
+                                                          const SimOptions& opt, device::KernelShape shape) {
+    return std::unique_ptr<Simulator<Real, ExecSpace>>(new Simulator<Real, ExecSpace>(space, net, inputs, opt, shape));
+  }
+};
+}  // namespace detail
 
 // Instantiated once, in simulator.cpp.
 extern template class Simulator<float, Kokkos::DefaultExecutionSpace>;

@@ -31,16 +31,23 @@ struct Simulator<Real, ExecSpace>::InputRuntime {
 template <class Real, class ExecSpace>
 Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net,
                                       const std::vector<PreparedInput>& inputs, const SimOptions& opt)
+    : Simulator(space, net, inputs, opt, device::KernelShape::Auto) {}
+
+template <class Real, class ExecSpace>
+Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net,
+                                      const std::vector<PreparedInput>& inputs, const SimOptions& opt,
+                                      device::KernelShape shape)
     : space_(space),
       B_(opt.batch_size),
       R_(net.n_channels),
       D_(net.max_delay),
       N_(net.n_neurons),
       dt_(net.dt),
-      opt_(opt) {
+      opt_(opt),
+      shape_(shape) {
   if (N_ >= (std::int64_t(1) << 31)) throw std::runtime_error("more than 2^31 neurons are not supported");
-  if (opt_.kernel_shape == device::KernelShape::Host && !compat::host_execution<ExecSpace>)
-    throw std::logic_error("SimOptions::kernel_shape Host: the host shapes need a host execution space");
+  if (shape_ == device::KernelShape::Host && !compat::host_execution<ExecSpace>)
+    throw std::logic_error("kernel shape Host: the host shapes need a host execution space");
   const std::size_t N = static_cast<std::size_t>(N_);
   // Everything below is allocated, initialized and uploaded on space_ (no global fence). Views that the host fills
   // completely from a mirror are not initialized first.
@@ -119,7 +126,7 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   state_.psc = decltype(state_.psc)(Kokkos::view_alloc(space_, "state.psc"), B_, R_, N);
   u_ = decltype(u_)(Kokkos::view_alloc(space_, "drive.u"), B_, R_, N);
   z_ring_ = device::SpikeRing<MemSpace>(Kokkos::view_alloc(space_, "state.z_ring"), D_, B_, N);
-  const bool active_lists = device::device_shape<ExecSpace>(opt_.kernel_shape);
+  const bool active_lists = device::device_shape<ExecSpace>(shape_);
   recurrent_ = device::group_edges<Real, MemSpace>(space_, net.projections[0], net.initial_weights(0), D_, N_,
                                                    "edges.recurrent", recurrent_order_, active_lists);
   for (const PreparedInput& in : inputs) {
@@ -224,7 +231,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
     device::propagate(space_, "dpointnet::propagate_recurrent",
                       device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_, s_min,
                                                                               zero, live_spans_},
-                      B_, opt_.kernel_shape);
+                      B_, shape_);
     zero = false;
     if (count_events_)
       events_ +=
@@ -235,7 +242,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
     device::propagate(space_, "dpointnet::propagate_input",
                       device::PropagateFunctor<Real, ExecSpace, std::uint16_t>{in->edges, in->ring, u_, t, D_, s_min,
                                                                                zero, live_spans_},
-                      B_, opt_.kernel_shape);
+                      B_, shape_);
     zero = false;
     if (count_events_)
       events_ +=
@@ -246,7 +253,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   const int slot_now = static_cast<int>(t % D_);
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
   dynamics_->step(space_, {k_, state_, u_, z_ring_, v_step_, i_ext_, dt_, N_, B_, slot_prev, slot_now,
-                           t > 0 || history_ > 0, opt_.kernel_shape});
+                           t > 0 || history_ > 0, shape_});
   // inputs of this step, into their ring slot (read from the next step on)
   for (auto& in : inputs_) {
     // random inputs write every entry of their slot; the others are zeroed first
@@ -275,7 +282,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
                                               in->edges.n_sources,
                                               slot_now,
                                               in->spec.kind == InputKind::Poisson};
-      device::draw_random_input(space_, f, B_, opt_.kernel_shape);
+      device::draw_random_input(space_, f, B_, shape_);
     }
   }
   // record (only for a sink: training records nothing here)

@@ -41,8 +41,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
   o.n_steps = W_ + T_;
   o.seed = run.cfg->seed;
   o.record_chunk = kTrainingRecordChunk;
-  o.kernel_shape = shape;
-  sim_ = std::make_unique<Simulator<Real, ExecSpace>>(space_, *run.net, run.inputs, o);
+  sim_ = detail::SimulatorAccess::make<Real>(space_, *run.net, run.inputs, o, shape);
   sim_->set_current_pulses(run.clamps);
   optimizer_ = make_optimizer<Real, ExecSpace>(tc_);
   store_ = std::make_unique<Store>(space_, *sim_, *run.net, tc_.trainable, optimizer_->n_state());
