@@ -64,7 +64,8 @@ class Trainer {
   void unpack_gradients(const float* packed, double scale);
   // Clipping (optional) and the optimizer step on the trainable surfaces; carried states advance.
   void apply_update();
-  // compute_gradient + apply_update for update number updates_done() + 1, on its samples (serial schedule).
+  // compute_gradient + apply_update for update number updates_done() + 1, on replica 0's samples of the run's
+  // schedule (a serial run's samples).
   StepMetrics train_step();
 
   Store& weights() { return *store_; }
