@@ -17,6 +17,7 @@
 #include "test_support.hpp"
 
 using namespace dpointnet;
+using dpointnet::test::input_error;
 using dpointnet::test::TempDir;
 
 namespace {
@@ -83,16 +84,6 @@ struct HandMade {
   }
 };
 
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected InputError";
-  return "";
-}
 bool has(const std::string& m, const std::string& part) { return m.find(part) != std::string::npos; }
 
 }  // namespace

@@ -13,26 +13,14 @@
 #include "dpointnet/util/error.hpp"
 #include "dpointnet/util/json_fields.hpp"
 #include "dpointnet/util/json_reader.hpp"
+#include "test_support.hpp"
 
 using namespace dpointnet;
+using dpointnet::test::input_error;
 using nlohmann::json;
 using Range = JsonReader::Range;
 
 namespace {
-
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected InputError, got: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "expected InputError, nothing thrown";
-  return "";
-}
 
 enum class Kind { Triangle, Gauss };
 

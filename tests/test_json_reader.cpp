@@ -13,25 +13,11 @@
 #include "test_support.hpp"
 
 using namespace dpointnet;
+using dpointnet::test::input_error;
 using dpointnet::test::TempDir;
 using nlohmann::json;
 
 namespace {
-
-// The message of the InputError `f` throws ("" and a test failure if it throws nothing or something else).
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected InputError, got: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "expected InputError, nothing thrown";
-  return "";
-}
 
 bool has(const std::string& m, const std::string& part) { return m.find(part) != std::string::npos; }
 

@@ -12,8 +12,24 @@
 #include "dpointnet/inputs/input_schedule.hpp"
 #include "dpointnet/network/network.hpp"
 #include "dpointnet/network/neuron_model.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet::test {
+
+// The message of the InputError `f` throws ("" and a test failure if it throws nothing or something else).
+template <class F>
+std::string input_error(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected InputError, got: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "expected InputError, nothing thrown";
+  return "";
+}
 
 // The vendored test data (tests/data; DPOINTNET_TEST_DATA_DIR is set by tests/CMakeLists.txt). The environment
 // variable of the same name overrides it, for test executables run away from their source tree
