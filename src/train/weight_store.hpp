@@ -14,6 +14,7 @@
 #include "dpointnet/device/loss_stats.hpp"
 #include "dpointnet/network/network.hpp"
 #include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet {
 
@@ -80,9 +81,7 @@ class WeightStore {
     const auto& order = *order_[static_cast<std::size_t>(s)];
     std::vector<double> out(order.size(), 0.0);
     if (v.extent(0) != order.size()) return out;
-    auto h = Kokkos::create_mirror_view(v);
-    Kokkos::deep_copy(space_, h, v);
-    space_.fence();
+    const auto h = compat::mirror_view_and_copy(space_, v);
     for (std::size_t k = 0; k < order.size(); ++k) out[static_cast<std::size_t>(order[k])] = static_cast<double>(h(k));
     return out;
   }

@@ -96,9 +96,7 @@ void BpttEngine<Real, ExecSpace>::forward(const Snapshot* carried_start, Snapsho
   // the sums in step order, as one copy per update
   vreg_range_sum_ = vreg_threshold_sum_ = 0;
   if (need_v) {
-    auto h = Kokkos::create_mirror_view(vreg_steps_);
-    Kokkos::deep_copy(space_, h, vreg_steps_);
-    space_.fence();
+    const auto h = compat::mirror_view_and_copy(space_, vreg_steps_);
     for (std::int64_t t = 0; t < T_; ++t) {
       vreg_range_sum_ += h(t, 0);
       vreg_threshold_sum_ += h(t, 1);

@@ -248,9 +248,7 @@ StepMetrics Trainer<Real, ExecSpace>::train_step() {
 template <class Real, class ExecSpace>
 std::vector<double> Trainer<Real, ExecSpace>::terminal_state() const {
   std::vector<double> out;
-  auto v = Kokkos::create_mirror_view(engine_->terminal_v());
-  Kokkos::deep_copy(space_, v, engine_->terminal_v());
-  space_.fence();
+  const auto v = compat::mirror_view_and_copy(space_, engine_->terminal_v());
   const std::vector<std::int32_t> c = host_counts();
   for (int b = 0; b < B_; ++b) {
     for (std::int64_t i = 0; i < N_; ++i) out.push_back(static_cast<double>(v(b, i)));
