@@ -16,6 +16,7 @@ set(DP_SOURCES_HOST
   src/config/json_config.cpp
   src/config/simulation_config.cpp
   src/config/input_specs.cpp
+  src/config/stimulus_spec.cpp
   src/network/network.cpp
   src/network/live_channels.cpp
   src/network/neuron_model.cpp
@@ -25,6 +26,7 @@ set(DP_SOURCES_HOST
   src/network/sonata_edges.cpp
   src/network/network_builder.cpp
   src/inputs/input_schedule.cpp
+  src/inputs/lgn_input.cpp
   src/train/train_config.cpp
   src/train/rate_distribution.cpp
   src/train/losses.cpp
@@ -49,6 +51,7 @@ set(DP_SOURCES_DEVICE
   src/app/rate_record.cpp
   src/app/run_record.cpp
   src/app/simulate_run.cpp
+  src/app/visual_outputs.cpp
   src/app/train_run.cpp
   src/generator/cell_types.cpp
   src/generator/plan.cpp

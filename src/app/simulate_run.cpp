@@ -7,6 +7,7 @@
 
 #include "dpointnet/app/output_dir.hpp"
 #include "dpointnet/app/recorded_spikes.hpp"
+#include "dpointnet/app/visual_outputs.hpp"
 #include "dpointnet/config/simulation_config.hpp"
 #include "dpointnet/inputs/input_schedule.hpp"
 #include "dpointnet/io/hdf5_file.hpp"
@@ -91,6 +92,26 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
     writer(tmp);
     fs::rename(tmp, path);
   };
+  const std::vector<int> lgn = lgn_inputs(inputs);
+  if (!lgn.empty()) {
+    const std::string path = (fs::path(cfg.output_dir) / "stimulus_samples.csv").string();
+    write_atomic(path, [&](const std::string& tmp) {
+      std::ofstream os(tmp);
+      os << stimulus_csv_header("");
+      write_stimulus_rows(os, inputs, cfg.seed, 0, batch, "");
+      if (!os.flush()) throw std::runtime_error("cannot write " + tmp);
+    });
+    log::get()->info("wrote {}", path);
+  }
+  if (!cfg.lgn_rates_samples.empty()) {
+    const PreparedInput& in = inputs[static_cast<std::size_t>(lgn[0])];
+    const Population& pop =
+        *net.find_population(net.projections[static_cast<std::size_t>(in.projection)].source_population);
+    write_lgn_rates(cfg.lgn_rates_file, in.name, pop, sim.lgn_rates(lgn[0]), cfg.lgn_rates_samples, cfg.n_steps,
+                    cfg.dt);
+    log::get()->info("wrote {} (LGN rates of input {}, {} sample(s))", cfg.lgn_rates_file, in.name,
+                     cfg.lgn_rates_samples.size());
+  }
   for (int b = 0; b < batch; ++b) {
     const std::string path = per_sample_path(cfg.spikes_file, b, batch);
     write_atomic(path,
@@ -180,6 +201,19 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   for (int b = 0; b < cfg.batch_size; ++b) {
     outputs.push_back(per_sample_path(cfg.spikes_file, b, cfg.batch_size));
     for (const auto& r : reports) outputs.push_back(per_sample_path(r.rep.file, b, cfg.batch_size));
+  }
+  const std::vector<int> lgn = lgn_inputs(inputs);
+  if (!lgn.empty()) outputs.push_back((fs::path(cfg.output_dir) / "stimulus_samples.csv").string());
+  if (!cfg.lgn_rates_samples.empty()) {
+    if (lgn.size() != 1)
+      throw InputError(
+          cfg.path, "output", "lgn_rates",
+          "needs exactly one LGN input (input_type lgn) with edges; the config has " + std::to_string(lgn.size()));
+    for (int s : cfg.lgn_rates_samples)
+      if (s >= cfg.batch_size)
+        throw InputError(cfg.path, "output.lgn_rates", "samples",
+                         "sample " + std::to_string(s) + " is not in the batch of " + std::to_string(cfg.batch_size));
+    outputs.push_back(cfg.lgn_rates_file);
   }
   const std::string resolved_path = (fs::path(cfg.output_dir) / "simulation_config.resolved.json").string();
   outputs.push_back(resolved_path);

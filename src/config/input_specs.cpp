@@ -94,6 +94,11 @@ const std::vector<InputType>& input_types() {
        InputKind::CurrentClamp,
        {clamp_list("amp", &S::amp_pA), clamp_list("delay", &S::delay_ms), clamp_list("duration", &S::duration_ms),
         clamp_pulses_agree()}},
+      {"lgn",
+       InputKind::Lgn,
+       {fields::custom<S>(
+           {"stimulus", "direction_convention"},
+           [](const JsonReader& r, const json& in, InputSpec& s) { s.stimulus = parse_stimulus(r, in); })}},
   };
   return types;
 }

@@ -140,6 +140,22 @@ fields::Table<C> output_keys(const json& run, const std::string& default_dir) {
       fields::string("output_dir", &C::output_dir, default_dir),
       file("spikes_file", "spikes.h5", &C::spikes_file),
       file("log_file", "log.txt", &C::log_file),
+      fields::custom<C>({"lgn_rates"},
+                        [](const JsonReader& r, const json& out, C& c) {
+                          if (!out.contains("lgn_rates")) return;
+                          const json& o = out["lgn_rates"];
+                          const JsonReader rr = r.at(r.section() + ".lgn_rates");
+                          if (!o.is_object()) r.fail("lgn_rates", "must be an object {\"samples\": [0, ...]}");
+                          rr.reject_unknown(o, {"samples"});
+                          if (!o.contains("samples") || !o["samples"].is_array() || o["samples"].empty())
+                            rr.fail("samples", "must be a non-empty list of sample indices");
+                          for (const json& v : o["samples"]) {
+                            if (!v.is_number_integer() || v.get<long long>() < 0)
+                              rr.fail("samples", "must hold integers >= 0");
+                            c.lgn_rates_samples.push_back(v.get<int>());
+                          }
+                          c.lgn_rates_file = (fs::path(c.output_dir) / "lgn_rates.h5").string();
+                        }),
       fields::custom<C>(
           {"overwrite_output_dir"},
           [&run](const JsonReader& r, const json& out, C& c) {

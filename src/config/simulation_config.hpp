@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "dpointnet/config/stimulus_spec.hpp"
 #include "dpointnet/config/dynamics.hpp"
 
 namespace dpointnet {
@@ -16,7 +17,7 @@ struct EdgesEntry {
   std::string edges_file, edge_types_file;
 };
 
-enum class InputKind { SpikeFile, Rates, Poisson, CurrentClamp };
+enum class InputKind { SpikeFile, Rates, Poisson, CurrentClamp, Lgn };
 
 struct InputSpec {
   std::string name;  // key in the `inputs` section; also the RNG purpose (hashed)
@@ -27,6 +28,7 @@ struct InputSpec {
   std::vector<double> rates_hz;  // Rates: optional per-node rates
   // CurrentClamp (BMTK IClamp): pulses of amp pA from delay ms for duration ms, on a simulated population
   std::vector<double> amp_pA, delay_ms, duration_ms;
+  StimulusSpec stimulus;  // Lgn: what the screen shows
 };
 
 struct VoltageReport {
@@ -65,6 +67,8 @@ struct SimulationConfig {
   std::string output_dir, spikes_file, log_file;
   bool overwrite_output = false;
   std::vector<VoltageReport> voltage_reports;
+  std::vector<int> lgn_rates_samples;  // output.lgn_rates.samples: LGN inputs' rates of these samples
+  std::string lgn_rates_file;          // <output_dir>/lgn_rates.h5 when asked for
 
   // Loads and validates; every error names the config file and the key.
   static SimulationConfig load(const std::string& path);

@@ -117,6 +117,9 @@ std::vector<PreparedInput> prepare_inputs(const SimulationConfig& cfg, const Net
       if (p.spikes.n_after_end > 0)
         log::get()->info("{}: {} spikes after the end of the run ({} ms) are ignored", in.file, p.spikes.n_after_end,
                          cfg.tstop);
+    } else if (in.kind == InputKind::Lgn) {
+      p.stimulus = in.stimulus;
+      p.lgn = prepare_lgn_input(cfg, in, *pop, n_steps, cfg.dt);
     } else {
       std::vector<double> rates = in.rates_hz;
       if (rates.empty()) rates.assign(n, in.rate_hz);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dpointnet/config/simulation_config.hpp"
+#include "dpointnet/inputs/lgn_input.hpp"
 #include "dpointnet/network/network.hpp"
 
 namespace dpointnet {
@@ -32,6 +33,8 @@ struct PreparedInput {
   std::vector<double> p;   // Bernoulli p, or Poisson lam, per source row
   std::vector<double> p0;  // Poisson exp(-lam)
   bool silent = false;     // no input configured for this population
+  StimulusSpec stimulus;   // Lgn: the stimulus and the cells' tables (and movie)
+  LgnInput lgn;
 };
 
 // Validates the config's inputs against the network (node_set must be a virtual population with edges, at

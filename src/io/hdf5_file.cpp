@@ -306,6 +306,10 @@ void File::write_float_2d(const std::string& ds, const std::vector<float>& v, st
                           bool gzip) {
   write_raw(ds, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, v.data(), {rows, cols}, gzip);
 }
+void File::write_float_nd(const std::string& ds, const std::vector<float>& v, const std::vector<std::size_t>& shape,
+                          bool gzip) {
+  write_raw(ds, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, v.data(), std::vector<hsize_t>(shape.begin(), shape.end()), gzip);
+}
 
 void File::write_attr_string(const std::string& obj, const std::string& name, const std::string& value) {
   Handle t(H5Tcopy(H5T_C_S1), H5Tclose);

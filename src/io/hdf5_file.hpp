@@ -76,6 +76,9 @@ class File {
   void write_double_2d(const std::string& ds, const std::vector<double>& v, std::size_t rows, std::size_t cols);
   void write_float_2d(const std::string& ds, const std::vector<float>& v, std::size_t rows, std::size_t cols,
                       bool gzip = false);
+  // n-d row-major float32 array of the given shape
+  void write_float_nd(const std::string& ds, const std::vector<float>& v, const std::vector<std::size_t>& shape,
+                      bool gzip = false);
   void write_attr_string(const std::string& obj, const std::string& name, const std::string& value);
   void write_attr_uint32(const std::string& obj, const std::string& name, const std::vector<std::uint32_t>& v);
   void remove(const std::string& obj);  // unlinks a group or dataset

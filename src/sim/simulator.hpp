@@ -108,6 +108,9 @@ class Simulator {
   // on the same populations and edges (train.conditions); the weights and the state are untouched.
   void set_input_schedules(const std::vector<PreparedInput>& inputs);
   const PreparedInput& input_spec(int k) const;
+  // Input k's LGN rates of the current batch (Hz, [frame][sample][unit], 1-ms frames) on the host, computed if
+  // they are not yet; an empty view for an input of another kind. Outside the step loop.
+  Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace> lgn_rates(int k);
   const device::CountRing<MemSpace>& input_ring(int k) const;
   const device::SpikeRing<MemSpace>& z_ring() const { return z_ring_; }
   const device::NeuronConstants<Real, MemSpace>& constants() const { return k_; }
@@ -142,6 +145,8 @@ class Simulator {
   void step_once(int rec_index);
   struct InputRuntime;
   void upload_schedule(InputRuntime& rt, const PreparedInput& in);
+  void write_inputs(std::int64_t t, int slot);
+  std::int64_t lgn_frames() const;
 
   ExecSpace space_;
   int B_, R_, D_;

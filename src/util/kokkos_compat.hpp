@@ -19,14 +19,20 @@ namespace dpointnet::compat {
 
 // Kokkos 4 moved the math functions into Kokkos::; 3.x has them in Kokkos::Experimental.
 #if DPOINTNET_KOKKOS4 || (KOKKOS_VERSION >= 30700)
+using Kokkos::cos;
 using Kokkos::exp;
+using Kokkos::expm1;
 using Kokkos::fabs;
 using Kokkos::fmax;
+using Kokkos::sin;
 using Kokkos::sqrt;
 #else
+using Kokkos::Experimental::cos;
 using Kokkos::Experimental::exp;
+using Kokkos::Experimental::expm1;
 using Kokkos::Experimental::fabs;
 using Kokkos::Experimental::fmax;
+using Kokkos::Experimental::sin;
 using Kokkos::Experimental::sqrt;
 #endif
 

@@ -15,18 +15,6 @@
 
 namespace dpointnet {
 
-template <class Real, class ExecSpace>
-struct Simulator<Real, ExecSpace>::InputRuntime {
-  PreparedInput spec;
-  device::GroupedEdges<Real, MemSpace> edges;
-  std::vector<std::int64_t> order;  // grouped -> read order
-  device::CountRing<MemSpace> ring;
-  Kokkos::View<std::int64_t*, MemSpace> step_offsets;
-  std::vector<std::int64_t> h_step_offsets;
-  Kokkos::View<std::int32_t*, MemSpace> source;
-  Kokkos::View<std::uint16_t*, MemSpace> count;
-  Kokkos::View<double*, MemSpace> p, p0;
-};
 
 template <class Real, class ExecSpace>
 Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net,
@@ -221,7 +209,6 @@ double count_events(const ExecSpace& space, const Ring& ring,
 
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::step_once(int rec_index) {
-  using Policy = Kokkos::RangePolicy<ExecSpace>;
   const std::int64_t t = t_;
   update_current(t);
   const std::int64_t s_min = -history_;
@@ -254,37 +241,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
   const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
   dynamics_->step(space_, {k_, state_, u_, z_ring_, v_step_, i_ext_, dt_, N_, B_, slot_prev, slot_now,
                            t > 0 || history_ > 0, shape_});
-  // inputs of this step, into their ring slot (read from the next step on)
-  for (auto& in : inputs_) {
-    // random inputs write every entry of their slot; the others are zeroed first
-    const bool random = !in->spec.silent && in->spec.kind != InputKind::SpikeFile;
-    if (!random) {
-      const std::size_t slot_size = in->ring.extent(1) * in->ring.extent(2);
-      device::fill(space_, in->ring.data() + static_cast<std::size_t>(slot_now) * slot_size, slot_size,
-                   std::uint16_t(0));
-    }
-    if (in->spec.silent) continue;
-    if (in->spec.kind == InputKind::SpikeFile) {
-      if (t >= static_cast<std::int64_t>(in->h_step_offsets.size()) - 1) continue;
-      const std::int64_t n =
-          in->h_step_offsets[static_cast<std::size_t>(t + 1)] - in->h_step_offsets[static_cast<std::size_t>(t)];
-      if (n == 0) continue;
-      device::StampedSpikesFunctor<ExecSpace> f{in->step_offsets, in->source, in->count, in->ring, t, slot_now, B_};
-      Kokkos::parallel_for("dpointnet::input_spike_file", Policy(space_, 0, n * B_), f);
-    } else {
-      device::RandomInputFunctor<ExecSpace> f{in->p,
-                                              in->p0,
-                                              in->ring,
-                                              opt_.seed,
-                                              in->spec.purpose,
-                                              t,
-                                              opt_.sample_offset,
-                                              in->edges.n_sources,
-                                              slot_now,
-                                              in->spec.kind == InputKind::Poisson};
-      device::draw_random_input(space_, f, B_, shape_);
-    }
-  }
+  write_inputs(t, slot_now);  // inputs of this step, into their ring slot (read from the next step on)
   // record (only for a sink: training records nothing here)
   if (rec_index >= 0) {
     const std::size_t bn = static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_);

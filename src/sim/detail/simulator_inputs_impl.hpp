@@ -4,6 +4,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "dpointnet/device/fill.hpp"
+#include "dpointnet/device/inputs.hpp"
+#include "dpointnet/device/lgn_runtime.hpp"
 #include "dpointnet/sim/simulator.hpp"
 
 namespace dpointnet {
@@ -24,6 +27,20 @@ View upload_vector(const ExecSpace& space, const std::string& label, const Vec& 
 }  // namespace detail
 
 template <class Real, class ExecSpace>
+struct Simulator<Real, ExecSpace>::InputRuntime {
+  PreparedInput spec;
+  device::GroupedEdges<Real, MemSpace> edges;
+  std::vector<std::int64_t> order;  // grouped -> read order
+  device::CountRing<MemSpace> ring;
+  Kokkos::View<std::int64_t*, MemSpace> step_offsets;
+  std::vector<std::int64_t> h_step_offsets;
+  Kokkos::View<std::int32_t*, MemSpace> source;
+  Kokkos::View<std::uint16_t*, MemSpace> count;
+  Kokkos::View<double*, MemSpace> p, p0;
+  device::LgnRuntime<ExecSpace> lgn;
+};
+
+template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::upload_schedule(InputRuntime& rt, const PreparedInput& in) {
   rt.spec = in;
   rt.h_step_offsets.clear();
@@ -41,6 +58,8 @@ void Simulator<Real, ExecSpace>::upload_schedule(InputRuntime& rt, const Prepare
     copy(rt.step_offsets, in.spikes.step_offsets, "step_offsets");
     copy(rt.source, in.spikes.source, "source");
     copy(rt.count, in.spikes.count, "count");
+  } else if (in.kind == InputKind::Lgn) {
+    rt.lgn.upload(space_, lbl, in.lgn, in.stimulus);
   } else {
     copy(rt.p, in.p, "p");
     if (in.kind == InputKind::Poisson) copy(rt.p0, in.p0, "p0");
@@ -58,6 +77,65 @@ void Simulator<Real, ExecSpace>::set_input_schedules(const std::vector<PreparedI
                              ") is not on the population and edges of " + inputs_[k]->spec.name);
     upload_schedule(*inputs_[k], inputs[k]);
   }
+}
+
+// Step t's input activity of every input into its ring slot `slot`: random inputs (rates, poisson, lgn) write
+// every entry; the others are zeroed first. An LGN input's rate table is computed for the batch on its first use.
+template <class Real, class ExecSpace>
+void Simulator<Real, ExecSpace>::write_inputs(std::int64_t t, int slot) {
+  for (auto& in : inputs_) {
+    const bool random = !in->spec.silent && in->spec.kind != InputKind::SpikeFile;
+    if (!random) {
+      const std::size_t slot_size = in->ring.extent(1) * in->ring.extent(2);
+      device::fill(space_, in->ring.data() + static_cast<std::size_t>(slot) * slot_size, slot_size, std::uint16_t(0));
+    }
+    if (in->spec.silent) continue;
+    if (in->spec.kind == InputKind::SpikeFile) {
+      if (t >= static_cast<std::int64_t>(in->h_step_offsets.size()) - 1) continue;
+      const std::int64_t n =
+          in->h_step_offsets[static_cast<std::size_t>(t + 1)] - in->h_step_offsets[static_cast<std::size_t>(t)];
+      if (n == 0) continue;
+      device::StampedSpikesFunctor<ExecSpace> f{in->step_offsets, in->source, in->count, in->ring, t, slot, B_};
+      Kokkos::parallel_for("dpointnet::input_spike_file", Kokkos::RangePolicy<ExecSpace>(space_, 0, n * B_), f);
+    } else if (in->spec.kind == InputKind::Lgn) {
+      const std::int64_t frames = lgn_frames();
+      in->lgn.prepare(space_, "input." + in->spec.name, in->spec.name, opt_.seed, opt_.sample_offset, B_, frames);
+      std::int64_t f = static_cast<std::int64_t>(static_cast<double>(t) * dt_ + 1e-9);
+      if (f >= frames) f = frames - 1;
+      device::LgnSpikesFunctor<ExecSpace> fn{
+          in->lgn.rates(),     in->ring,     opt_.seed, in->spec.purpose, t, f, opt_.sample_offset,
+          in->edges.n_sources, dt_ / 1000.0, slot};
+      Kokkos::parallel_for("dpointnet::input_lgn", Kokkos::RangePolicy<ExecSpace>(space_, 0, B_ * in->edges.n_sources),
+                           fn);
+    } else {
+      device::RandomInputFunctor<ExecSpace> f{in->p,
+                                              in->p0,
+                                              in->ring,
+                                              opt_.seed,
+                                              in->spec.purpose,
+                                              t,
+                                              opt_.sample_offset,
+                                              in->edges.n_sources,
+                                              slot,
+                                              in->spec.kind == InputKind::Poisson};
+      device::draw_random_input(space_, f, B_, shape_);
+    }
+  }
+}
+
+template <class Real, class ExecSpace>
+Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace> Simulator<Real, ExecSpace>::lgn_rates(int k) {
+  InputRuntime& in = *inputs_[static_cast<std::size_t>(k)];
+  if (in.spec.silent || in.spec.kind != InputKind::Lgn) return {};
+  in.lgn.prepare(space_, "input." + in.spec.name, in.spec.name, opt_.seed, opt_.sample_offset, B_, lgn_frames());
+  return compat::mirror_view_and_copy(space_, in.lgn.rates());
+}
+
+// 1-ms frames of an LGN input's rate table: the input schedule's length (at least one).
+template <class Real, class ExecSpace>
+std::int64_t Simulator<Real, ExecSpace>::lgn_frames() const {
+  const auto f = static_cast<std::int64_t>(std::ceil(static_cast<double>(opt_.n_steps) * dt_ - 1e-9));
+  return f > 0 ? f : 1;
 }
 
 }  // namespace dpointnet

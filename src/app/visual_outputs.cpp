@@ -1,0 +1,73 @@
+#include "dpointnet/app/visual_outputs.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "dpointnet/device/lgn_runtime.hpp"
+#include "dpointnet/io/hdf5_file.hpp"
+
+namespace dpointnet {
+
+std::vector<int> lgn_inputs(const std::vector<PreparedInput>& inputs) {
+  std::vector<int> out;
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    if (!inputs[k].silent && inputs[k].kind == InputKind::Lgn) out.push_back(static_cast<int>(k));
+  return out;
+}
+
+std::string stimulus_csv_header(const std::string& lead_names) {
+  std::string h = lead_names.empty() ? "" : lead_names + ",";
+  h += "input,sample,type";
+  for (const auto& n : stimulus_parameter_names()) h += "," + n;
+  return h + "\n";
+}
+
+void write_stimulus_rows(std::ostream& os, const std::vector<PreparedInput>& inputs, std::uint32_t seed,
+                         std::int64_t sample_offset, int batch, const std::string& lead_values) {
+  for (int k : lgn_inputs(inputs)) {
+    const PreparedInput& in = inputs[static_cast<std::size_t>(k)];
+    const bool grating = in.stimulus.type == StimulusType::DriftingGrating ||
+                         in.stimulus.type == StimulusType::StaticGrating ||
+                         in.stimulus.type == StimulusType::GreyScreen;
+    for (int b = 0; b < batch; ++b) {
+      const device::SampleStimulus s = device::sample_stimulus(in.stimulus, seed, in.name, sample_offset + b);
+      if (!lead_values.empty()) os << lead_values << ",";
+      os << in.name << "," << (sample_offset + b) << "," << stimulus_type_name(in.stimulus.type);
+      for (double v : s.value) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.17g", v);
+        os << "," << (grating ? buf : "");
+      }
+      os << "\n";
+    }
+  }
+}
+
+void write_lgn_rates(const std::string& path, const std::string& input, const Population& pop,
+                     const Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace>& table,
+                     const std::vector<int>& samples, std::int64_t n_steps, double dt) {
+  const std::size_t U = table.extent(2), S = samples.size(), T = static_cast<std::size_t>(n_steps);
+  const auto frames = static_cast<std::int64_t>(table.extent(0));
+  std::vector<float> data(S * T * U);
+  for (std::size_t q = 0; q < S; ++q)
+    for (std::size_t k = 0; k < T; ++k) {
+      std::int64_t f = static_cast<std::int64_t>(static_cast<double>(k) * dt + 1e-9);
+      if (f >= frames) f = frames - 1;
+      for (std::size_t u = 0; u < U; ++u) data[(q * T + k) * U + u] = table(f, samples[q], u);
+    }
+  const std::string tmp = path + ".tmp";
+  {
+    auto f = h5::File::create(tmp, true);
+    f.write_float_nd("/rates", data, {S, T, U}, true);
+    f.write_attr_string("/rates", "units", "Hz");
+    f.write_attr_string("/rates", "dims", "sample, step, unit (the nodes file's row order)");
+    f.write_attr_string("/rates", "input", input);
+    f.write_attr_string("/rates", "population", pop.name);
+    f.write_int64("/node_ids", pop.node_ids);
+    f.write_int64("/samples", std::vector<std::int64_t>(samples.begin(), samples.end()));
+    f.write_double("/dt", {dt});
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace dpointnet

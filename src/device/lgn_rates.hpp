@@ -1,0 +1,170 @@
+// LGN firing rates on the device (docs/visual-input.md): per batch, the rate of every unit, sample and 1-ms
+// frame of the stimulus into a table [frame][sample][unit] (Hz); per step, Bernoulli spikes from it.
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+
+#include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/device/rng.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
+
+namespace dpointnet::device {
+
+// The cells' flat tables (inputs/lgn_input.hpp, LgnTables) on the device.
+template <class MemSpace>
+struct LgnCellViews {
+  Kokkos::View<const std::int32_t*, MemSpace> sub_offset, col_first, row_first, col_len, row_len, kernel_len;
+  Kokkos::View<const std::int64_t*, MemSpace> col_off, row_off, kernel_off;
+  Kokkos::View<const double*, MemSpace> amplitude, spont, colw, roww, kernel;
+  double row_spacing = 1, col_spacing = 1;
+  std::int64_t n_units = 0;
+};
+
+// Per-sample grating parameters, in the kernels' units.
+enum LgnParam : int { kKx = 0, kKy, kOmega, kPhase, kContrast, kLgnParams };
+
+// Gratings, exactly: a sinusoid's spatial sum over a separable kernel is one complex number per subunit and
+// sample, Z = (sum_c colw e^{i kx x_c}) (sum_r roww e^{i ky y_r}); the causal temporal filter of the grating
+// e^{i omega tau}, shown for frames [pre, pre + D), is e^{i omega tau} (Q(min(tau, L-1)) - Q(tau - D)) with the
+// prefix sums Q(m) = sum_{l <= m} h(l) e^{-i omega l}, accumulated as tau advances. One item per (sample, unit).
+template <class ExecSpace>
+struct LgnGratingFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  LgnCellViews<MemSpace> c;
+  Kokkos::View<const double**, Kokkos::LayoutRight, MemSpace> par;  // [B][kLgnParams]
+  Kokkos::View<float***, Kokkos::LayoutRight, MemSpace> rates;      // [F][B][U]
+  std::int64_t frames, pre, shown;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const std::int64_t u = idx % c.n_units;
+    const int b = static_cast<int>(idx / c.n_units);
+    const double kx = par(b, kKx), ky = par(b, kKy), w = par(b, kOmega), ph = par(b, kPhase), con = par(b, kContrast);
+    const int s0 = c.sub_offset(u), ns = c.sub_offset(u + 1) - s0;
+    double zr[2] = {0, 0}, zi[2] = {0, 0}, hr[2] = {0, 0}, hi[2] = {0, 0}, lr[2] = {0, 0}, li[2] = {0, 0};
+    std::int64_t mh[2] = {-1, -1}, ml[2] = {-1, -1};
+    for (int k = 0; k < ns; ++k) {
+      const int s = s0 + k;
+      double cr = 0, ci = 0, rr = 0, ri = 0;
+      for (int q = 0; q < c.col_len(s); ++q) {
+        const double a = kx * (c.col_first(s) + q) * c.col_spacing, g = c.colw(c.col_off(s) + q);
+        cr += g * compat::cos(a);
+        ci += g * compat::sin(a);
+      }
+      for (int q = 0; q < c.row_len(s); ++q) {
+        const double a = ky * (c.row_first(s) + q) * c.row_spacing, g = c.roww(c.row_off(s) + q);
+        rr += g * compat::cos(a);
+        ri += g * compat::sin(a);
+      }
+      zr[k] = cr * rr - ci * ri;
+      zi[k] = cr * ri + ci * rr;
+    }
+    for (std::int64_t f = 0; f < frames; ++f) {
+      double rate = 0;
+      for (int k = 0; k < ns; ++k) {
+        const int s = s0 + k;
+        double drive = 0;
+        if (f >= pre) {
+          const std::int64_t tau = f - pre, last = c.kernel_len(s) - 1;
+          const double* h = &c.kernel(c.kernel_off(s));
+          for (const std::int64_t top = tau < last ? tau : last; mh[k] < top;) {
+            ++mh[k];
+            hr[k] += h[mh[k]] * compat::cos(w * static_cast<double>(mh[k]));
+            hi[k] -= h[mh[k]] * compat::sin(w * static_cast<double>(mh[k]));
+          }
+          if (tau - shown >= 0) {
+            for (const std::int64_t top = tau - shown < last ? tau - shown : last; ml[k] < top;) {
+              ++ml[k];
+              lr[k] += h[ml[k]] * compat::cos(w * static_cast<double>(ml[k]));
+              li[k] -= h[ml[k]] * compat::sin(w * static_cast<double>(ml[k]));
+            }
+          }
+          // Im(e^{i (ph + w tau)} Z (Qhi - Qlo))
+          const double er = compat::cos(ph + w * static_cast<double>(tau)),
+                       ei = compat::sin(ph + w * static_cast<double>(tau));
+          const double qr = hr[k] - lr[k], qi = hi[k] - li[k];
+          const double ar = er * zr[k] - ei * zi[k], ai = er * zi[k] + ei * zr[k];
+          drive = con * (ar * qi + ai * qr);
+        }
+        const double v = c.amplitude(s) * drive + c.spont(s);
+        rate += v > 0 ? v : 0;
+      }
+      rates(f, b, u) = static_cast<float>(rate);
+    }
+  }
+};
+
+// Movies, step 1: each subunit's spatial sum of each movie frame, S[frame][subunit].
+template <class ExecSpace>
+struct LgnMovieSpatialFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  LgnCellViews<MemSpace> c;
+  Kokkos::View<const float***, Kokkos::LayoutRight, MemSpace> movie;  // [frames][rows][cols]
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> spatial;      // [frames][subunits]
+  std::int64_t n_sub;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const std::int64_t s = idx % n_sub, m = idx / n_sub;
+    double acc = 0;
+    for (int r = 0; r < c.row_len(s); ++r) {
+      double row = 0;
+      for (int q = 0; q < c.col_len(s); ++q)
+        row += c.colw(c.col_off(s) + q) * movie(m, c.row_first(s) + r, c.col_first(s) + q);
+      acc += c.roww(c.row_off(s) + r) * row;
+    }
+    spatial(m, s) = acc;
+  }
+};
+
+// Movies, step 2: the causal temporal filter of each subunit's spatial sums and the rectified sum over the
+// unit's subunits, the same for every sample. Frame f shows movie frame floor((f - pre) * rate / 1000) for
+// f in [pre, pre + shown), grey (0) otherwise.
+template <class ExecSpace>
+struct LgnMovieTemporalFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  LgnCellViews<MemSpace> c;
+  Kokkos::View<const double**, Kokkos::LayoutRight, MemSpace> spatial;  // [movie frames][subunits]
+  Kokkos::View<float***, Kokkos::LayoutRight, MemSpace> rates;          // [F][B][U]
+  std::int64_t pre, shown;
+  double frames_per_ms;
+  int batch;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const std::int64_t u = idx % c.n_units, f = idx / c.n_units;
+    double rate = 0;
+    for (int s = c.sub_offset(u); s < c.sub_offset(u + 1); ++s) {
+      const double* h = &c.kernel(c.kernel_off(s));
+      double drive = 0;
+      // lags l with f - l in [pre, pre + shown)
+      const std::int64_t lo = f - pre - shown + 1 > 0 ? f - pre - shown + 1 : 0;
+      const std::int64_t hi_l = f - pre < c.kernel_len(s) - 1 ? f - pre : c.kernel_len(s) - 1;
+      for (std::int64_t l = lo; l <= hi_l; ++l) {
+        const auto m = static_cast<std::int64_t>(static_cast<double>(f - l - pre) * frames_per_ms + 1e-9);
+        drive += h[l] * spatial(m, s);
+      }
+      const double v = c.amplitude(s) * drive + c.spont(s);
+      rate += v > 0 ? v : 0;
+    }
+    for (int b = 0; b < batch; ++b) rates(f, b, u) = static_cast<float>(rate);
+  }
+};
+
+// One step's spikes: Bernoulli with p = 1 - exp(-rate dt / 1000) per (sample, unit), drawn per (seed, purpose,
+// global sample, step, unit) like every random input.
+template <class ExecSpace>
+struct LgnSpikesFunctor {
+  using MemSpace = typename ExecSpace::memory_space;
+  Kokkos::View<const float***, Kokkos::LayoutRight, MemSpace> rates;  // [F][B][U]
+  CountRing<MemSpace> ring;
+  std::uint32_t seed, purpose;
+  std::int64_t t, frame, sample_offset, n_src;
+  double dt_s;
+  int slot;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const std::int64_t j = idx % n_src, b = idx / n_src;
+    const double p = -compat::expm1(-static_cast<double>(rates(frame, b, j)) * dt_s);
+    const double u = uniform01(seed, purpose, static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(t),
+                               static_cast<std::uint32_t>(sample_offset + b));
+    ring(slot, static_cast<int>(b), j) = u < p ? 1 : 0;
+  }
+};
+
+}  // namespace dpointnet::device
