@@ -14,6 +14,7 @@
 #include "dpointnet/app/prepare_run.hpp"
 #include "dpointnet/app/rate_record.hpp"
 #include "dpointnet/app/run_record.hpp"
+#include "dpointnet/app/visual_outputs.hpp"
 #include "dpointnet/config/simulation_config.hpp"
 #include "dpointnet/inputs/input_schedule.hpp"
 #include "dpointnet/network/edge_export.hpp"
@@ -122,11 +123,14 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
 
   const fs::path out(cfg.output_dir);
   std::unique_ptr<MetricsLog> metrics;
+  std::unique_ptr<StimulusLog> stimuli;
   if (chief) {
     std::vector<std::string> names;
     for (const auto& l : tc.losses) names.push_back(l.name);
     metrics = std::make_unique<MetricsLog>((out / "metrics.csv").string(), names, rs.distributed(),
                                            resume ? resume->step : -1);
+    stimuli =
+        std::make_unique<StimulusLog>((out / "stimulus_samples.csv").string(), in.run, resume ? resume->step : -1);
   }
   // The chief writes; every rank waits for it, so that no rank runs ahead (and fails) while the file is written.
   auto save = [&](const std::string& why) {
@@ -196,7 +200,7 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
       rates_first = global_rates_hz(rs, cfg);
       rates_first_update = m.step;
     }
-    if (chief) metrics->append(m);
+    if (chief) metrics->append(m), stimuli->write_update(m.step);
     if (chief && cmd.progress && (m.step % tc.log_every == 0 || m.step == tc.steps)) {
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const double per = el / static_cast<double>(m.step - first);

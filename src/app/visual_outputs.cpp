@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "dpointnet/device/lgn_runtime.hpp"
 #include "dpointnet/io/hdf5_file.hpp"
@@ -68,6 +70,42 @@ void write_lgn_rates(const std::string& path, const std::string& input, const Po
     f.write_double("/dt", {dt});
   }
   std::filesystem::rename(tmp, path);
+}
+
+StimulusLog::StimulusLog(const std::string& path, const PreparedRun& run, std::int64_t resume_update)
+    : path_(path), run_(run) {
+  active_ = !lgn_inputs(run.inputs).empty();
+  for (const auto& c : run.conditions) active_ = active_ || !lgn_inputs(c).empty();
+  if (!active_) return;
+  const std::string header = stimulus_csv_header("update,condition");
+  std::string kept = header;
+  if (resume_update >= 0 && std::filesystem::exists(path)) {
+    std::ifstream is(path);
+    std::string line;
+    std::getline(is, line);
+    while (std::getline(is, line))
+      if (!line.empty() && std::stoll(line.substr(0, line.find(','))) <= resume_update) kept += line + "\n";
+  }
+  std::ofstream os(path, std::ios::trunc);
+  os << kept;
+  if (!os.flush()) throw std::runtime_error("cannot write " + path);
+}
+
+void StimulusLog::write_update(std::int64_t update) {
+  if (!active_) return;
+  const SampleSchedule& s = run_.schedule;
+  const int n_cond = s.conditions;
+  const std::int64_t block = static_cast<std::int64_t>(s.replicas) * s.accumulate * s.batch;
+  std::ostringstream os;
+  for (int c = 0; c < n_cond; ++c) {
+    const auto& inputs = run_.conditions.empty() ? run_.inputs : run_.conditions[static_cast<std::size_t>(c)];
+    const std::int64_t first = (update - 1) * s.global_batch() + c * block;
+    write_stimulus_rows(os, inputs, run_.cfg->seed, first, static_cast<int>(block),
+                        std::to_string(update) + "," + (run_.conditions.empty() ? "" : std::to_string(c)));
+  }
+  std::ofstream f(path_, std::ios::app);
+  f << os.str();
+  if (!f.flush()) throw std::runtime_error("cannot write " + path_);
 }
 
 }  // namespace dpointnet

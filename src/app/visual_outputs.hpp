@@ -9,6 +9,7 @@
 
 #include "dpointnet/inputs/input_schedule.hpp"
 #include "dpointnet/network/network.hpp"
+#include "dpointnet/train/prepared_run.hpp"
 
 namespace dpointnet {
 
@@ -28,5 +29,19 @@ void write_stimulus_rows(std::ostream& os, const std::vector<PreparedInput>& inp
 void write_lgn_rates(const std::string& path, const std::string& input, const Population& pop,
                      const Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace>& table,
                      const std::vector<int>& samples, std::int64_t n_steps, double dt);
+
+// A training run's stimulus_samples.csv: per update, condition, LGN input and global sample of the update, the
+// values the sample got (computed from the schedule; every replica's samples, written by the chief). A resumed
+// run keeps the rows of updates up to `resume_update` and appends; a fresh run starts the file. Nothing is
+// written for a run without LGN inputs.
+class StimulusLog {
+ public:
+  StimulusLog(const std::string& path, const PreparedRun& run, std::int64_t resume_update);
+  void write_update(std::int64_t update);  // 1-based: the update just done
+ private:
+  std::string path_;
+  const PreparedRun& run_;
+  bool active_ = false;
+};
 
 }  // namespace dpointnet

@@ -25,6 +25,23 @@ double MemoryPlan::total() const {
   return t;
 }
 
+namespace {
+// An LGN input on the device: its cells' tables, the movie and its spatial sums, and the rate table of 1-ms
+// frames x samples x units (device/lgn_runtime.hpp).
+double lgn_input_bytes(const PreparedInput& in, std::int64_t n_steps, double dt, int B) {
+  const LgnTables& t = *in.lgn.tables;
+  const double subs = static_cast<double>(t.n_subunits());
+  double b = static_cast<double>(t.colw.size() + t.roww.size() + t.kernel.size()) * 8 + subs * (2 * 8 + 6 * 4 + 3 * 8) +
+             static_cast<double>(t.sub_offset.size()) * 4;
+  if (in.lgn.movie) {
+    const LgnMovie& m = *in.lgn.movie;
+    b += static_cast<double>(m.data.size()) * 4 + static_cast<double>(m.frames) * subs * 8;
+  }
+  const double frames = std::max(1.0, std::ceil(static_cast<double>(n_steps) * dt - 1e-9));
+  return b + frames * B * static_cast<double>(t.n_units) * 4;
+}
+}  // namespace
+
 MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg,
                        const TrainConfig* tc, int replicas) {
   MemoryPlan p;
@@ -58,7 +75,7 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
     return groups * (8 + (device_build ? 4 : 0)) + e * (4 + real);  // line (int32) and weight
   };
   edge_bytes += edges(net.projections[0]);
-  double input_ring_bytes = 0, input_bytes = 0, x_ext_bytes = 0;
+  double input_ring_bytes = 0, input_bytes = 0, x_ext_bytes = 0, lgn_bytes = 0;
   for (const auto& in : inputs) {
     const Projection& pr = net.projections[static_cast<std::size_t>(in.projection)];
     edge_bytes += edges(pr);
@@ -66,12 +83,15 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
     if (!in.silent && in.kind == InputKind::SpikeFile)
       input_bytes += static_cast<double>(in.spikes.step_offsets.size()) * 8 + in.spikes.source.size() * 4.0 +
                      in.spikes.count.size() * 2.0;
+    else if (!in.silent && in.kind == InputKind::Lgn)
+      lgn_bytes += lgn_input_bytes(in, cfg.n_steps, cfg.dt, static_cast<int>(B));
     else if (!in.silent)
       input_bytes += static_cast<double>(in.p.size() + in.p0.size()) * 8;
     x_ext_bytes += static_cast<double>(pr.n_sources) * B * 2;
   }
   add("edges (grouped by source and delay)", edge_bytes);
   add("input rings", input_ring_bytes);
+  if (lgn_bytes > 0) add("LGN inputs (cells, movie, rate table per frame, sample and unit)", lgn_bytes, true);
   add("input schedules", input_bytes);
   add("recorder", chunk * B * N * (1 + (record_v ? real + 8 : 0)) + (record_v ? B * N * real : 0) + N * real, true);
   p.per_edge = n_edges > 0 ? edge_bytes / n_edges : 0;
