@@ -34,7 +34,7 @@ from bad_inputs_mutations import (  # noqa: E402
     m_all, m_runs, m_unknown_model_template, m_delay_below_one_step, m_missing_syn_weight, m_set_element,
     m_inconsistent_lengths,
     m_edges_into_virtual, m_mixed_virtual, m_spike_time_nonpositive, m_spike_node_not_in_population,
-    m_manifest_cycle, m_node_dynamics, m_double_alpha, m_double_alpha_port)
+    m_manifest_cycle, m_node_dynamics, m_double_alpha, m_double_alpha_port, m_lgn, m_output)
 
 # The BMTK example vendored in tests/data/bmtk, found from this script's own location.
 DEFAULT_DATA = os.environ.get("DPOINTNET_BMTK_DIR", os.path.normpath(
@@ -144,6 +144,20 @@ case("discrete_V_min_refused", m_cell("V_min", -90.0, fname=IAF_E), [IAF_E], ["V
 case("discrete_asc_r_refused", m_cell("asc_r", [0.5, 1.0]), [GLIF_E], ["asc_r"], ["not supported", "nest"])
 case("nest_asc_r_out_of_range", m_all(m_runs(dynamics="nest"), m_cell("asc_r", [1.5, 1.0])), [GLIF_E], ["asc_r"],
      ["[0, 1]"])
+GRATING = {"type": "drifting_grating", "direction": 45}
+case("lgn_stimulus_missing", m_lgn(None), [SIM_CFG], ["stimulus"], ["required"])
+case("lgn_stimulus_type_unknown", m_lgn({"type": "checkerboard"}), [SIM_CFG], ["type"], ["not a stimulus type"])
+case("lgn_direction_missing", m_lgn({"type": "drifting_grating"}), [SIM_CFG], ["direction"], ["required"])
+case("lgn_contrast_out_of_range", m_lgn(dict(GRATING, contrast=1.5)), [SIM_CFG], ["contrast"], ["[0, 1]"])
+case("lgn_stimulus_unknown_key", m_lgn(dict(GRATING, orientation=90)), [SIM_CFG], ["orientation"], ["unknown"])
+case("lgn_direction_convention_unknown", m_lgn(GRATING, direction_convention="cw"), [SIM_CFG],
+     ["direction_convention"], ["filternet"])
+case("lgn_movie_file_missing", m_lgn({"type": "movie", "movie_file": "no_such_movie.h5"}), ["no_such_movie.h5"], [],
+     ["not exist", "missing", "cannot open", "No such file"])
+case("lgn_pre_post_too_long", m_lgn(dict(GRATING, pre_ms=2000, post_ms=2000)), [SIM_CFG], ["pre_ms"],
+     ["leave no time"])
+case("lgn_rates_sample_out_of_range", m_all(m_lgn(GRATING), m_output("lgn_rates", {"samples": [3]})), [SIM_CFG],
+     ["samples"], ["not in the batch"])
 
 
 # --------------------------------------------------------------------------------------------

@@ -74,6 +74,23 @@ def m_input(key, value):
     return f
 
 
+def m_lgn(stimulus, **extra):
+    """The LGN population driven by an LGN input (input_type lgn) with this stimulus instead of its spike file."""
+    def f(s):
+        spec = {"input_type": "lgn", "node_set": "lgn"}
+        if stimulus is not None:
+            spec["stimulus"] = stimulus
+        spec.update(extra)
+        s.config["inputs"]["LGN_spikes"] = spec
+    return f
+
+
+def m_output(key, value):
+    def f(s):
+        s.config.setdefault("output", {})[key] = value
+    return f
+
+
 def m_unknown_model_template(s):
     s.set_csv(os.path.join(s.net, "v1_node_types.csv"), "node_type_id", 100, "model_template", "nest:aeif_cond_exp")
 

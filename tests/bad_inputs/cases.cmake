@@ -17,7 +17,9 @@ foreach(case
     per_node_dynamics_unknown_key per_node_dynamics_invalid per_node_dynamics_not_numeric double_alpha_amp_slow_length
     double_alpha_amp_slow_negative double_alpha_missing_tau_syn_slow double_alpha_port_beyond_fast
     unknown_dynamics nest_dt_not_whole_microseconds nest_delay_below_resolution discrete_V_min_refused
-    discrete_asc_r_refused nest_asc_r_out_of_range)
+    discrete_asc_r_refused nest_asc_r_out_of_range lgn_stimulus_missing lgn_stimulus_type_unknown
+    lgn_direction_missing lgn_contrast_out_of_range lgn_stimulus_unknown_key lgn_direction_convention_unknown
+    lgn_movie_file_missing lgn_pre_post_too_long lgn_rates_sample_out_of_range)
   add_test(NAME bad_input.${case}
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/bad_inputs.py --case ${case}
                    --bin $<TARGET_FILE:dpointnet> --data ${DP_BAD_INPUT_DATA})
