@@ -175,6 +175,10 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   if (cfg.distribution.present)
     throw InputError(cfg.path, "run", "distribution",
                      "sample-parallel runs train; simulate (inference) is refused under a distribution mode");
+  for (int s : cfg.lgn_rates_samples)
+    if (s >= cfg.batch_size)
+      throw InputError(cfg.path, "output.lgn_rates", "samples",
+                       "sample " + std::to_string(s) + " is not in the batch of " + std::to_string(cfg.batch_size));
   Network net = build_network(cfg);
   std::vector<PreparedInput> inputs = prepare_inputs(cfg, net, cfg.n_steps);
   std::vector<CurrentPulse> pulses = prepare_current_clamps(cfg, net);
@@ -209,10 +213,6 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
       throw InputError(
           cfg.path, "output", "lgn_rates",
           "needs exactly one LGN input (input_type lgn) with edges; the config has " + std::to_string(lgn.size()));
-    for (int s : cfg.lgn_rates_samples)
-      if (s >= cfg.batch_size)
-        throw InputError(cfg.path, "output.lgn_rates", "samples",
-                         "sample " + std::to_string(s) + " is not in the batch of " + std::to_string(cfg.batch_size));
     outputs.push_back(cfg.lgn_rates_file);
   }
   const std::string resolved_path = (fs::path(cfg.output_dir) / "simulation_config.resolved.json").string();
