@@ -66,17 +66,17 @@ struct LgnGratingFunctor {
         double drive = 0;
         if (f >= pre) {
           const std::int64_t tau = f - pre, last = c.kernel_len(s) - 1;
-          const double* h = &c.kernel(c.kernel_off(s));
+          const std::int64_t k0 = c.kernel_off(s);
           for (const std::int64_t top = tau < last ? tau : last; mh[k] < top;) {
             ++mh[k];
-            hr[k] += h[mh[k]] * compat::cos(w * static_cast<double>(mh[k]));
-            hi[k] -= h[mh[k]] * compat::sin(w * static_cast<double>(mh[k]));
+            hr[k] += c.kernel(k0 + mh[k]) * compat::cos(w * static_cast<double>(mh[k]));
+            hi[k] -= c.kernel(k0 + mh[k]) * compat::sin(w * static_cast<double>(mh[k]));
           }
           if (tau - shown >= 0) {
             for (const std::int64_t top = tau - shown < last ? tau - shown : last; ml[k] < top;) {
               ++ml[k];
-              lr[k] += h[ml[k]] * compat::cos(w * static_cast<double>(ml[k]));
-              li[k] -= h[ml[k]] * compat::sin(w * static_cast<double>(ml[k]));
+              lr[k] += c.kernel(k0 + ml[k]) * compat::cos(w * static_cast<double>(ml[k]));
+              li[k] -= c.kernel(k0 + ml[k]) * compat::sin(w * static_cast<double>(ml[k]));
             }
           }
           // Im(e^{i (ph + w tau)} Z (Qhi - Qlo))
@@ -131,14 +131,15 @@ struct LgnMovieTemporalFunctor {
     const std::int64_t u = idx % c.n_units, f = idx / c.n_units;
     double rate = 0;
     for (int s = c.sub_offset(u); s < c.sub_offset(u + 1); ++s) {
-      const double* h = &c.kernel(c.kernel_off(s));
+      const std::int64_t k0 = c.kernel_off(s);
       double drive = 0;
       // lags l with f - l in [pre, pre + shown)
       const std::int64_t lo = f - pre - shown + 1 > 0 ? f - pre - shown + 1 : 0;
       const std::int64_t hi_l = f - pre < c.kernel_len(s) - 1 ? f - pre : c.kernel_len(s) - 1;
       for (std::int64_t l = lo; l <= hi_l; ++l) {
-        const auto m = static_cast<std::int64_t>(static_cast<double>(f - l - pre) * frames_per_ms + 1e-9);
-        drive += h[l] * spatial(m, s);
+        auto m = static_cast<std::int64_t>(static_cast<double>(f - l - pre) * frames_per_ms + 1e-9);
+        if (m >= static_cast<std::int64_t>(spatial.extent(0))) m = static_cast<std::int64_t>(spatial.extent(0)) - 1;
+        drive += c.kernel(k0 + l) * spatial(m, s);
       }
       const double v = c.amplitude(s) * drive + c.spont(s);
       rate += v > 0 ? v : 0;
