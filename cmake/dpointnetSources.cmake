@@ -26,6 +26,8 @@ set(DP_SOURCES_HOST
   src/network/sonata_edges.cpp
   src/network/network_builder.cpp
   src/inputs/input_schedule.cpp
+  src/inputs/lgn_filters.cpp
+  src/inputs/lgn_cells.cpp
   src/inputs/lgn_input.cpp
   src/train/train_config.cpp
   src/train/rate_distribution.cpp
