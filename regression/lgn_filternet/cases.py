@@ -103,7 +103,7 @@ STIMULUS_SETS = {
                                          spatial_frequency=0.04, contrast=0.8, phase='random')}),
     'grey': (100, 1, {'stimulus': {'type': 'grey_screen', **SCREEN}}),
     'uniform': (700, 2, {'stimulus': {'type': 'grey_screen', 'contrast': [0.5, -0.4], **SCREEN}}),
-    'movie': (MOVIE['frames'], 1, {'stimulus': {'type': 'movie', 'file': None, 'dataset': 'movie',
+    'movie': (MOVIE['frames'], 1, {'stimulus': {'type': 'movie', 'movie_file': None, 'movie_dataset': 'movie',
                                                 'degrees_per_pixel': MOVIE['degrees_per_pixel'],
                                                 'frame_rate': MOVIE['frame_rate']}}),
 }

@@ -83,7 +83,7 @@ def write_config(work, name, tstop, batch, spec, movie_path):
     spec = copy.deepcopy(spec)
     spec.update(input_type='lgn', node_set='lgn')
     if spec['stimulus']['type'] == 'movie':
-        spec['stimulus']['file'] = movie_path
+        spec['stimulus']['movie_file'] = movie_path
     cfg = {'run': {'dt': 1.0, 'tstop': tstop, 'batch_size': batch, 'seed': 1},
            'components': {'point_neuron_models_dir': os.path.join(comp, 'cell_models'),
                           'synaptic_models_dir': os.path.join(comp, 'synaptic_models')},

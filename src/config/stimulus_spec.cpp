@@ -43,6 +43,7 @@ StimulusParameter parameter(const JsonReader& r, const json& st, const std::stri
   } else if (v.is_array()) {
     if (v.empty()) r.fail(key, "is an empty list");
     p.kind = StimulusParameter::Kind::List;
+    p.values.clear();
     for (const json& e : v) {
       if (!e.is_number()) r.fail(key, "must be a list of numbers");
       p.values.push_back(check(e.get<double>()));

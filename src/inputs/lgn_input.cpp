@@ -2,6 +2,8 @@
 #include "dpointnet/inputs/lgn_input.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
@@ -82,10 +84,18 @@ LgnInput prepare_lgn_input(const SimulationConfig& cfg, const InputSpec& in, con
   const StimulusSpec& st = in.stimulus;
   const std::string where = "inputs." + in.name;
   const double t_ms = static_cast<double>(n_steps) * dt;
+  auto num = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return std::string(b);
+  };
   if (st.pre_ms + st.post_ms >= t_ms)
-    throw InputError(cfg.path, where, "stimulus.pre_ms",
-                     "pre_ms + post_ms (" + std::to_string(st.pre_ms + st.post_ms) + " ms) leave no time of the run (" +
-                         std::to_string(t_ms) + " ms) for the stimulus");
+    throw InputError(cfg.path, where + ".stimulus", "pre_ms",
+                     "pre_ms + post_ms (" + num(st.pre_ms + st.post_ms) + " ms) leave no time of the run (" +
+                         num(t_ms) + " ms) for the stimulus");
+  if (st.type == StimulusType::Movie && !std::filesystem::exists(st.movie_file))
+    throw InputError(cfg.path, where + ".stimulus", "movie_file",
+                     "names a movie file that does not exist: " + st.movie_file);
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<const std::vector<LgnCell>>> cell_cache;
   static std::map<std::string, std::shared_ptr<const LgnTables>> table_cache;

@@ -149,11 +149,12 @@ case("lgn_stimulus_missing", m_lgn(None), [SIM_CFG], ["stimulus"], ["required"])
 case("lgn_stimulus_type_unknown", m_lgn({"type": "checkerboard"}), [SIM_CFG], ["type"], ["not a stimulus type"])
 case("lgn_direction_missing", m_lgn({"type": "drifting_grating"}), [SIM_CFG], ["direction"], ["required"])
 case("lgn_contrast_out_of_range", m_lgn(dict(GRATING, contrast=1.5)), [SIM_CFG], ["contrast"], ["[0, 1]"])
-case("lgn_stimulus_unknown_key", m_lgn(dict(GRATING, orientation=90)), [SIM_CFG], ["orientation"], ["unknown"])
+case("lgn_stimulus_unknown_key", m_lgn(dict(GRATING, orientation=90)), [SIM_CFG], ["orientation"],
+     ["not a known key"])
 case("lgn_direction_convention_unknown", m_lgn(GRATING, direction_convention="cw"), [SIM_CFG],
      ["direction_convention"], ["filternet"])
-case("lgn_movie_file_missing", m_lgn({"type": "movie", "movie_file": "no_such_movie.h5"}), ["no_such_movie.h5"], [],
-     ["not exist", "missing", "cannot open", "No such file"])
+case("lgn_movie_file_missing", m_lgn({"type": "movie", "movie_file": "no_such_movie.h5"}),
+     [SIM_CFG, "no_such_movie.h5"], ["movie_file"], ["does not exist"])
 case("lgn_pre_post_too_long", m_lgn(dict(GRATING, pre_ms=2000, post_ms=2000)), [SIM_CFG], ["pre_ms"],
      ["leave no time"])
 case("lgn_rates_sample_out_of_range", m_all(m_lgn(GRATING), m_output("lgn_rates", {"samples": [3]})), [SIM_CFG],
