@@ -59,6 +59,10 @@ set(DP_SOURCES_DEVICE
   src/generator/plan.cpp
   src/generator/edge_files.cpp
   src/generator/network_generator.cpp
+  src/generator/visual_types.cpp
+  src/generator/v1_nodes.cpp
+  src/generator/lgn_nodes.cpp
+  src/generator/lgn_edges.cpp
 )
 
 function(dp_sources _root _list _out)

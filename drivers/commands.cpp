@@ -57,6 +57,13 @@ void register_commands(CLI::App& app, Commands& cmds) {
   g->add_option("--tstop", gen->tstop, "tstop (ms) of the written simulation config");
   g->add_option("--lgn-rate", gen->lgn_rate_hz, "LGN Bernoulli rate (Hz) in the simulation config");
   g->add_option("--bkg-rate", gen->bkg_rate_hz, "background Poisson rate (Hz) in the simulation config");
+  g->add_flag("--visual", gen->visual,
+              "LGN units with the Allen V1 model's filter attributes, V1 cells of the 17 V1 cell types in a layered "
+              "column, and the V1 model's orientation-selective LGN -> V1 rule");
+  g->add_option("--lgn-tiles-x", gen->lgn_tiles_x, "with --visual: LGN width in 8-degree tiles (1..15, default 15)");
+  g->add_option("--lgn-tiles-y", gen->lgn_tiles_y, "with --visual: LGN height in 8-degree tiles (1..10, default 10)");
+  g->add_option("--column-radius", gen->column_radius,
+                "with --visual: V1 column radius in um (0: min(400, what the LGN tiles cover))");
   g->add_flag("--gzip", gen->gzip, "gzip-compress the h5 datasets (smaller, slower to write)");
   g->add_flag("--overwrite", gen->overwrite, "replace an existing output directory's files");
   g->callback([&cmds, gen] {

@@ -7,7 +7,8 @@ Opens every nodes/edges h5 file under OUT_DIR/network and checks the SONATA layo
 read (SONATA.md sections 2, 3): root magic/version, dataset names, dtypes and lengths, node ids, the scalar
 variable-length UTF-8 `node_population` attributes, id ranges, sorting by target, no duplicate (source,
 target) pairs, no self-connections, weight signs, delays, the index groups (recomputed from the edge arrays),
-the types CSVs, the component JSONs and the two config files. Prints one line per file and exits 0 when
+the types CSVs, the component JSONs and the two config files; for a `--visual` network also the LGN filter
+attributes (float64, one per unit) and the LGN edges' synapse counts (>= 1). Prints one line per file and exits 0 when
 everything holds, 1 (listing every failure) otherwise.
 """
 import csv
@@ -20,6 +21,9 @@ import h5py
 import numpy as np
 
 failures = []
+LGN_ATTRIBUTES = ('x', 'y', 'spatial_size', 'kpeaks_dom_0', 'kpeaks_dom_1', 'weight_dom_0', 'weight_dom_1',
+                  'delay_dom_0', 'delay_dom_1', 'kpeaks_non_dom_0', 'kpeaks_non_dom_1', 'weight_non_dom_0',
+                  'weight_non_dom_1', 'delay_non_dom_0', 'delay_non_dom_1', 'tuning_angle', 'sf_sep')
 
 
 def fail(msg):
@@ -201,6 +205,8 @@ def main(argv):
 
     # ---- nodes
     sizes, ei = {}, {}
+    lgn_csv = os.path.join(net, 'lgn_node_types.csv')  # --visual: one node type per LGN filter class, not 'lgn'
+    visual = os.path.exists(lgn_csv) and any(r.get('pop_name') != 'lgn' for r in read_types_csv(lgn_csv))
     for pop in ('v1', 'lgn', 'bkg'):
         path = os.path.join(net, '%s_nodes.h5' % pop)
         try:
@@ -230,10 +236,14 @@ def main(argv):
                     for prop in ('x', 'y', 'z', 'tuning_angle'):
                         check_dataset(g['0'], prop, np.float64, n, path)
                     x, z = g['0/x'][()], g['0/z'][()]
-                    check(np.all(x * x + z * z <= 400.0 ** 2 + 1e-6), '%s: positions outside the 400 um cylinder' % path)
+                    r_max = 60.0 / 0.07 if visual else 400.0  # visual: the column's visual field on the screen
+                    check(np.all(x * x + z * z <= r_max ** 2 + 1e-6), '%s: positions outside the %g um cylinder' % (path, r_max))
                     check(10 <= n <= 200000, '%s: %d neurons outside 10..200000' % (path, n))
                     n_exc = int(np.count_nonzero(ei['v1']))
                     check(abs(n_exc - 0.8 * n) <= 1, '%s: %d excitatory of %d, expected 80%%' % (path, n_exc, n))
+                if pop == 'lgn' and visual:
+                    for prop in LGN_ATTRIBUTES:
+                        check_dataset(g['0'], prop, np.float64, n, path)
             for t, r in types.items():
                 if pop == 'v1':
                     check(r.get('model_type') == 'point_process' and r.get('model_template') == 'nest:glif_psc',
@@ -305,7 +315,9 @@ def main(argv):
                     check(np.all(eg == 0), '%s: edge_group_id is not all 0' % path)
                 if egi is not None:
                     check(np.array_equal(egi, np.arange(E)), '%s: edge_group_index is not 0..E-1' % path)
-                if ns is not None:
+                if ns is not None and visual and src == 'lgn':
+                    check(np.all(ns >= 1), '%s: nsyns below 1' % path)
+                elif ns is not None:
                     check(np.all(ns == 1), '%s: nsyns is not all 1' % path)
                 if d is not None:
                     check(np.all(np.isfinite(d)) and np.all(d >= max(1.0, dt) - 1e-12) and np.all(d <= max(5.0, dt) + 1e-12),

@@ -4,7 +4,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -74,6 +78,33 @@ inline const char* const kEdgeFiles[3][2] = {
 inline std::size_t population_size(const fs::path& nodes_file, const std::string& pop) {
   auto f = h5::File::open_read(nodes_file.string());
   return f.dataset_length("/nodes/" + pop + "/node_id");
+}
+
+// A space-separated types CSV as rows of column -> value, keyed by node_type_id (or edge_type_id).
+inline std::map<std::int64_t, std::map<std::string, std::string>> read_types_csv(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line, word;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  for (std::istringstream h(line); h >> word;) header.push_back(word);
+  std::map<std::int64_t, std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    std::istringstream r(line);
+    std::map<std::string, std::string> row;
+    for (const std::string& col : header)
+      if (r >> word) row[col] = word;
+    if (!row.empty()) rows[std::stoll(row.at(header.at(0)))] = row;
+  }
+  return rows;
+}
+
+// The pop_name of every node of population `pop` (nodes file + types CSV).
+inline std::vector<std::string> node_pop_names(const fs::path& net, const std::string& pop) {
+  const auto types = read_types_csv(net / (pop + "_node_types.csv"));
+  auto f = h5::File::open_read((net / (pop + "_nodes.h5")).string());
+  std::vector<std::string> names;
+  for (std::int64_t t : f.read_int("/nodes/" + pop + "/node_type_id")) names.push_back(types.at(t).at("pop_name"));
+  return names;
 }
 
 }  // namespace dpointnet::test

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iomanip>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <string>
@@ -262,4 +264,56 @@ TEST_F(GeneratorTest, IndicesConsistentWithEdges) {
       }
     }
   }
+}
+
+// The default (non-visual) output is pinned, as the generator wrote it before the visual mode existed (checked
+// equal dataset by dataset then): a hash of the integer datasets and the text files, and sums of the floating-point
+// datasets (to 1e-12 relative, so that a last-bit difference of another libm does not fail it).
+TEST_F(GeneratorTest, DefaultOutputPinned) {
+  GeneratorOptions o = options("pinned", 100, 40);
+  o.seed = 5;
+  generate_network(o);
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](const void* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 0x100000001b3ull;
+  };
+  auto ints = [&](const std::vector<std::int64_t>& v) { mix(v.data(), v.size() * sizeof(std::int64_t)); };
+  std::vector<double> sums;
+  auto sum = [&](const std::vector<double>& v) {
+    double a = 0;
+    for (double x : v) a += x;
+    sums.push_back(a);
+  };
+  const fs::path out(o.out_dir), net = out / "network";
+  for (const char* pop : {"v1", "lgn", "bkg"}) {
+    auto f = h5::File::open_read((net / (std::string(pop) + "_nodes.h5")).string());
+    ints(f.read_int(std::string("/nodes/") + pop + "/node_type_id"));
+    if (std::string(pop) == "v1")
+      for (const char* a : {"x", "y", "z", "tuning_angle"}) sum(f.read_double(std::string("/nodes/v1/0/") + a));
+  }
+  for (const auto& ef : kEdgeFiles) {
+    const Edges e = read_edges(net / ef[0], ef[1]);
+    for (const auto* v : {&e.src, &e.trg, &e.type, &e.nsyns}) ints(*v);
+    sum(e.weight);
+    sum(e.delay);
+    auto f = h5::File::open_read((net / ef[0]).string());
+    for (const char* idx : {"source_to_target", "target_to_source"})
+      ints(f.read_int(std::string("/edges/") + ef[1] + "/indices/" + idx + "/range_to_edge_id"));
+  }
+  for (const char* text : {"config.circuit.json", "config.simulation.json", "network/v1_node_types.csv",
+                           "network/lgn_node_types.csv", "network/bkg_node_types.csv", "network/v1_v1_edge_types.csv",
+                           "network/lgn_v1_edge_types.csv", "network/bkg_v1_edge_types.csv"}) {
+    std::ifstream in(out / text, std::ios::binary);
+    const std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    mix(s.data(), s.size());
+  }
+  EXPECT_EQ(h, 0xbeab6afa1919ea64ull) << std::hex << h;
+  // v1 x, y, z, tuning_angle; weight and delay of v1_to_v1, lgn_to_v1, bkg_to_v1
+  const std::vector<double> expected = {
+      1421.947640903858,  -32629.80464524395, -977.0466593072658, 18630.908245382496, 426.0310855457137,
+      11500.457567640271, 36459.949224420605, 4249.999999999804,  3703.626259890844,  400.0};
+  ASSERT_EQ(sums.size(), expected.size());
+  for (std::size_t i = 0; i < sums.size(); ++i)
+    EXPECT_NEAR(sums[i], expected[i], 1e-12 * std::fabs(expected[i]))
+        << "sum " << i << std::setprecision(17) << " = " << sums[i];
 }

@@ -59,6 +59,38 @@ TEST_F(GeneratorTest, InvalidOptionsThrowAndWriteNothing) {
       {"lgn_rate_hz", [](GeneratorOptions& o) { o.lgn_rate_hz = 0; }},
       {"bkg_rate_hz", [](GeneratorOptions& o) { o.bkg_rate_hz = -250; }},
       {"out_dir", [](GeneratorOptions& o) { o.out_dir.clear(); }},
+      {"column_radius", [](GeneratorOptions& o) { o.column_radius = 300; }},  // not visual
+      {"n_lgn",
+       [](GeneratorOptions& o) {
+         o.visual = true;
+         o.n_lgn = 100;
+       }},
+      {"lgn_tiles_x",
+       [](GeneratorOptions& o) {
+         o.visual = true;
+         o.lgn_tiles_x = 16;
+       }},
+      {"lgn_tiles_x",
+       [](GeneratorOptions& o) {
+         o.visual = true;
+         o.lgn_tiles_x = 0;
+       }},
+      {"lgn_tiles_y",
+       [](GeneratorOptions& o) {
+         o.visual = true;
+         o.lgn_tiles_y = 11;
+       }},
+      {"column_radius",
+       [](GeneratorOptions& o) {
+         o.visual = true;
+         o.column_radius = 900;  // 15 x 10 tiles cover 60 / 0.07 = 857 um
+       }},
+      {"column_radius",
+       [](GeneratorOptions& o) {
+         o.visual = true;
+         o.lgn_tiles_x = 2;
+         o.column_radius = 200;  // 2 tiles cover 8 / 0.07 = 114 um
+       }},
   };
   int k = 0;
   for (const Case& c : cases) {

@@ -130,8 +130,13 @@ void write_edges_file(const fs::path& path, const EdgeFileSpec& pr, EdgeSet& e, 
     f.write_uint16(base + "/edge_group_id", std::vector<std::uint16_t>(n, 0), gzip);
     for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint32_t>(i);
     f.write_uint32(base + "/edge_group_index", v, gzip);
-    std::fill(v.begin(), v.end(), 1u);
-    f.write_uint32(base + "/0/nsyns", v, gzip);
+    if (e.nsyns.empty()) {
+      std::fill(v.begin(), v.end(), 1u);
+      f.write_uint32(base + "/0/nsyns", v, gzip);
+    } else {
+      f.write_uint32(base + "/0/nsyns", e.nsyns, gzip);
+      std::vector<std::uint32_t>().swap(e.nsyns);
+    }
   }
   f.write_double(base + "/0/syn_weight", e.weight, gzip);
   std::vector<double>().swap(e.weight);

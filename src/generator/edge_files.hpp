@@ -23,6 +23,7 @@ struct EdgeSet {
   std::vector<std::uint64_t> target_offset;  // [n_target + 1]: edges of target t are rows offset[t]..offset[t+1)
   std::vector<std::uint8_t> type_index;      // index into the projection's SynType table
   std::vector<double> weight, delay;
+  std::vector<std::uint32_t> nsyns;  // synapses per edge; empty: 1 for every edge
 
   std::size_t size() const { return source.size(); }
   void reserve(std::size_t n, std::size_t n_target) {

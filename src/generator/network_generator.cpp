@@ -2,7 +2,8 @@
 //
 // Layout written (docs/simulation.md): one nodes file and one node-types CSV per population (v1, lgn, bkg),
 // one edges file and one edge-types CSV per projection (v1->v1, lgn->v1, bkg->v1), the GLIF3 and synapse
-// component JSONs, a circuit config and a simulation config.
+// component JSONs, a circuit config and a simulation config. Visual networks (options.visual) differ in the V1
+// node types and positions (v1_nodes.cpp), the LGN nodes (lgn_nodes.cpp) and the LGN -> V1 rule (lgn_edges.cpp).
 //
 // Randomness: the generator has its own streams, std::mt19937_64 seeded from (options.seed, purpose) through
 // splitmix64; one stream per purpose (node placement, topology and weights of each projection), so that e.g.
@@ -26,8 +27,12 @@
 
 #include "dpointnet/generator/cell_types.hpp"
 #include "dpointnet/generator/edge_files.hpp"
+#include "dpointnet/generator/lgn_edges.hpp"
+#include "dpointnet/generator/lgn_nodes.hpp"
 #include "dpointnet/generator/plan.hpp"
 #include "dpointnet/generator/sampling.hpp"
+#include "dpointnet/generator/v1_nodes.hpp"
+#include "dpointnet/generator/visual_types.hpp"
 #include "dpointnet/util/error.hpp"
 #include "dpointnet/util/log.hpp"
 
@@ -130,10 +135,13 @@ void generate_network(const GeneratorOptions& opt) {
     const std::size_t nz = static_cast<std::size_t>(n);
     logger->info("generate: {} neurons ({} E, {} I), {} LGN, {} background sources, seed {} -> {}", n, plan.n_exc,
                  n - plan.n_exc, plan.n_lgn, plan.n_bkg, opt.seed, out.string());
+    if (plan.visual)
+      logger->info("generate: visual: 17 V1 cell types in a column of radius {} um, LGN {} x {} tiles of 8 degrees",
+                   plan.column_radius, plan.lgn_tiles_x, plan.lgn_tiles_y);
     if (plan.k_rec < opt.synapses_per_neuron)
       logger->warn("generate: synapses_per_neuron {} capped at n_neurons - 1 = {}", opt.synapses_per_neuron,
                    plan.k_rec);
-    if (plan.k_lgn < opt.lgn_per_neuron)
+    if (!plan.visual && plan.k_lgn < opt.lgn_per_neuron)
       logger->warn("generate: lgn_per_neuron {} capped at the number of LGN nodes {}", opt.lgn_per_neuron, plan.k_lgn);
 
     // ---- components
@@ -146,50 +154,34 @@ void generate_network(const GeneratorOptions& opt) {
     write_syn(kBkgTypes[0]);
 
     // ---- v1 nodes: type blocks, positions in the column, tuning angles
-    std::vector<std::uint8_t> type_of(nz);
-    std::vector<std::uint64_t> node_type_id(nz);
-    {
-      std::size_t i = 0;
-      for (int t = 0; t < kNumCellTypes; ++t)
-        for (std::int64_t k = 0; k < plan.type_count[t]; ++k, ++i) {
-          type_of[i] = static_cast<std::uint8_t>(t);
-          node_type_id[i] = static_cast<std::uint64_t>(kCellTypes[t].node_type_id);
-        }
+    V1Nodes v1 = place_v1_nodes(plan, opt.seed);
+    write_nodes_file(net_dir / "v1_nodes.h5", "v1", v1.node_type_id,
+                     {{"x", v1.x}, {"y", v1.y}, {"z", v1.z}, {"tuning_angle", v1.tuning}}, opt.overwrite);
+    write_text(net_dir / "v1_node_types.csv", v1_node_types_csv(plan.visual));
+    std::vector<std::uint64_t>().swap(v1.node_type_id);
+    LgnNodes lgn;
+    if (plan.visual) {
+      lgn = make_lgn_nodes(plan.lgn_tiles_x, plan.lgn_tiles_y, opt.seed);
+      write_nodes_file(net_dir / "lgn_nodes.h5", "lgn", lgn_node_type_ids(lgn), lgn_attribute_columns(lgn),
+                       opt.overwrite);
+      write_text(net_dir / "lgn_node_types.csv", lgn_node_types_csv());
+    } else {
+      write_nodes_file(net_dir / "lgn_nodes.h5", "lgn",
+                       std::vector<std::uint64_t>(static_cast<std::size_t>(plan.n_lgn), kLgnNodeType), {},
+                       opt.overwrite);
+      write_text(net_dir / "lgn_node_types.csv",
+                 "node_type_id model_type pop_name ei\n" + std::to_string(kLgnNodeType) + " virtual lgn e\n");
     }
-    std::vector<double> x(nz), y(nz), z(nz), tuning(nz);
-    {
-      Rng rng(opt.seed, kPurposeNodes);
-      for (std::size_t i = 0; i < nz; ++i) {
-        const double r = kColumnRadius * std::sqrt(rng.uniform());
-        const double phi = 6.283185307179586 * rng.uniform();
-        x[i] = r * std::cos(phi);
-        z[i] = r * std::sin(phi);
-        y[i] = kDepthTop + (kDepthBottom - kDepthTop) * rng.uniform();
-        tuning[i] = 360.0 * rng.uniform();
-      }
-    }
-    write_nodes_file(net_dir / "v1_nodes.h5", "v1", node_type_id,
-                     {{"x", x}, {"y", y}, {"z", z}, {"tuning_angle", tuning}}, opt.overwrite);
-    {
-      std::ostringstream s;
-      s << "node_type_id model_type model_template pop_name ei dynamics_params\n";
-      for (const CellType& c : kCellTypes)
-        s << c.node_type_id << " point_process nest:glif_psc " << c.pop_name << ' ' << c.ei << ' ' << c.file << '\n';
-      write_text(net_dir / "v1_node_types.csv", s.str());
-    }
-    std::vector<std::uint64_t>().swap(node_type_id);
-    std::vector<double>().swap(tuning);
-    write_nodes_file(net_dir / "lgn_nodes.h5", "lgn",
-                     std::vector<std::uint64_t>(static_cast<std::size_t>(plan.n_lgn), kLgnNodeType), {}, opt.overwrite);
-    write_text(net_dir / "lgn_node_types.csv",
-               "node_type_id model_type pop_name ei\n" + std::to_string(kLgnNodeType) + " virtual lgn e\n");
     write_nodes_file(net_dir / "bkg_nodes.h5", "bkg",
                      std::vector<std::uint64_t>(static_cast<std::size_t>(plan.n_bkg), kBkgNodeType), {}, opt.overwrite);
     write_text(net_dir / "bkg_node_types.csv",
                "node_type_id model_type pop_name ei\n" + std::to_string(kBkgNodeType) + " virtual bkg e\n");
 
     const WeightSampler sampler(kWeightCv, kWeightTruncation);
-    auto is_inh = [&](std::size_t node) { return kCellTypes[type_of[node]].ei == 'i' ? 1 : 0; };
+    auto is_inh = [&](std::size_t node) { return v1.inhibitory(node) ? 1 : 0; };
+    const auto& x = v1.x;
+    const auto& y = v1.y;
+    const auto& z = v1.z;
     // The projections as a table of rules; one loop builds each, target by target, and writes it.
     const auto nu = static_cast<std::uint64_t>(n);
     const ProjectionRule rules[] = {
@@ -200,7 +192,8 @@ void generate_network(const GeneratorOptions& opt) {
          Topology::AllOthers,
          plan.k_rec,
          true},
-        {{"lgn_v1_edges.h5", "lgn_to_v1", "lgn", "v1", static_cast<std::uint64_t>(plan.n_lgn), nu, kLgnTypes, 2},
+        {{"lgn_v1_edges.h5", "lgn_to_v1", "lgn", "v1", static_cast<std::uint64_t>(plan.n_lgn), nu,
+          plan.visual ? kVisualLgnTypes : kLgnTypes, 2},
          "lgn_v1_edge_types.csv",
          kPurposeLgnTopology,
          kPurposeLgnWeights,
@@ -215,8 +208,8 @@ void generate_network(const GeneratorOptions& opt) {
          static_cast<double>(plan.k_bkg),
          false},
     };
-    for (const ProjectionRule& rule : rules) {
-      const auto t0 = std::chrono::steady_clock::now();
+    // The edges of a rule's projection, target by target, in flat columns.
+    auto build_edges = [&](const ProjectionRule& rule) {
       const EdgeFileSpec& pr = rule.file;
       EdgeSet e;
       e.reserve(rule.topology == Topology::ExactlyK ? nz * static_cast<std::size_t>(plan.k_bkg)
@@ -227,7 +220,7 @@ void generate_network(const GeneratorOptions& opt) {
       SourcePicker picker(rule.topology, pr.n_source, rule.in_degree);
       for (std::size_t t = 0; t < nz; ++t) {
         const int t_inh = is_inh(t);
-        const double scale = weight_scale[type_of[t]];
+        const double scale = weight_scale[v1.glif[t]];
         picker.pick(topo, t, [&](std::uint64_t s) {
           const int k = rule.recurrent ? 2 * is_inh(s) + t_inh : t_inh;
           const SynType& st = pr.types[k];
@@ -241,6 +234,23 @@ void generate_network(const GeneratorOptions& opt) {
           e.push(static_cast<std::uint32_t>(s), static_cast<std::uint8_t>(k), w, d);
         });
         e.end_target();
+      }
+      return e;
+    };
+    for (const ProjectionRule& rule : rules) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const EdgeFileSpec& pr = rule.file;
+      EdgeSet e;
+      if (plan.visual && rule.topology_purpose == kPurposeLgnTopology) {
+        std::size_t capped = 0;
+        e = connect_lgn_to_v1(lgn, v1, plan, opt.seed, weight_scale, &capped);
+        if (capped > 0)
+          logger->warn(
+              "generate: {} V1 cells got fewer LGN sources than their type's number (fewer candidate LGN "
+              "units within {} degrees; more --lgn-tiles-x/-y or a smaller --column-radius help)",
+              capped, kLgnPoolRadius);
+      } else {
+        e = build_edges(rule);
       }
       const std::size_t n_edges = e.size();
       write_edges_file(net_dir / pr.file, pr, e, opt.overwrite, opt.gzip);

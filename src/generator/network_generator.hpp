@@ -20,11 +20,17 @@ struct GeneratorOptions {
   std::string out_dir;         // directory to create
   bool overwrite = false;
   bool gzip = false;  // gzip-compress the edge datasets (smaller files, slower to write)
+  // Visual networks (docs/generator.md): LGN units with the Allen V1 model's filter attributes, V1 cells of the
+  // V1 papers' 17 types in a layered column, and the V1 model's LGN -> V1 rule. Off: the output is unchanged.
+  bool visual = false;
+  int lgn_tiles_x = 15, lgn_tiles_y = 10;  // LGN size in 8 x 8 degree tiles (visual); full = 15 x 10 = 17,400 units
+  double column_radius = 0;                // V1 column radius in um (visual); 0 = min(400, what the LGN covers)
 };
 
 // Writes <out_dir>/network/{v1,lgn,bkg}_nodes.h5, *_node_types.csv, {v1_v1,lgn_v1,bkg_v1}_edges.h5 + types,
 // <out_dir>/components/{cell_models,synaptic_models}/*.json, <out_dir>/config.circuit.json and
-// <out_dir>/config.simulation.json. Throws InputError on invalid options (before writing anything).
+// <out_dir>/config.simulation.json; visual networks have the same files. Throws InputError on invalid options
+// (before writing anything).
 void generate_network(const GeneratorOptions& opt);
 
 }  // namespace dpointnet

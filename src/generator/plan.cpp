@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <sstream>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "dpointnet/generator/cell_types.hpp"
 #include "dpointnet/util/error.hpp"
@@ -17,6 +19,67 @@ namespace {
 
 [[noreturn]] void bad_option(const std::string& option, const std::string& flag, const std::string& what) {
   throw InputError("generate: option " + option + " (" + flag + "): " + what);
+}
+
+// Splits `total` over `n` weights in proportion (largest remainders; ties to the earlier entry).
+void apportion(std::int64_t total, const double* weight, int n, std::int64_t* out) {
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += weight[i];
+  std::int64_t given = 0;
+  std::vector<std::pair<double, int>> rest;
+  for (int i = 0; i < n; ++i) {
+    const double exact = static_cast<double>(total) * weight[i] / sum;
+    out[i] = static_cast<std::int64_t>(std::floor(exact));
+    given += out[i];
+    rest.emplace_back(exact - static_cast<double>(out[i]), i);
+  }
+  std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::int64_t k = 0; k < total - given; ++k) ++out[rest[static_cast<std::size_t>(k)].second];
+}
+
+void plan_visual(const GeneratorOptions& o, Plan& p) {
+  if (o.n_lgn != 0) bad_option("n_lgn", "--lgn", "must be 0 with --visual (the LGN size is set by --lgn-tiles-x/-y)");
+  if (o.lgn_tiles_x < 1 || o.lgn_tiles_x > kLgnMaxTilesX)
+    bad_option("lgn_tiles_x", "--lgn-tiles-x",
+               "must be in 1.." + std::to_string(kLgnMaxTilesX) + ", got " + std::to_string(o.lgn_tiles_x));
+  if (o.lgn_tiles_y < 1 || o.lgn_tiles_y > kLgnMaxTilesY)
+    bad_option("lgn_tiles_y", "--lgn-tiles-y",
+               "must be in 1.." + std::to_string(kLgnMaxTilesY) + ", got " + std::to_string(o.lgn_tiles_y));
+  p.visual = true;
+  p.lgn_tiles_x = o.lgn_tiles_x;
+  p.lgn_tiles_y = o.lgn_tiles_y;
+  p.n_lgn = static_cast<std::int64_t>(kLgnUnitsPerTile) * o.lgn_tiles_x * o.lgn_tiles_y;
+  // The column's visual field (centre +- radius x deg/um) must lie inside the LGN's tiles.
+  const double fit =
+      std::min(0.5 * kLgnTileDeg * o.lgn_tiles_x / kDegPerUmX, 0.5 * kLgnTileDeg * o.lgn_tiles_y / kDegPerUmZ);
+  if (o.column_radius == 0) {
+    p.column_radius = std::min(kVisualColumnRadius, fit);
+  } else {
+    if (!std::isfinite(o.column_radius) || !(o.column_radius > 0) || o.column_radius > fit)
+      bad_option("column_radius", "--column-radius",
+                 "must be 0 (automatic) or in (0, " + num(fit) + "] um for " + std::to_string(o.lgn_tiles_x) + " x " +
+                     std::to_string(o.lgn_tiles_y) + " LGN tiles (the column's visual field must lie on them), got " +
+                     num(o.column_radius));
+    p.column_radius = o.column_radius;
+  }
+  double e_share[kNumVisualTypes], i_share[kNumVisualTypes];
+  int e_index[kNumVisualTypes], i_index[kNumVisualTypes], n_e = 0, n_i = 0;
+  for (int t = 0; t < kNumVisualTypes; ++t) {
+    if (kCellTypes[kVisualTypes[t].glif].ei == 'e') {
+      e_share[n_e] = kVisualTypes[t].share;
+      e_index[n_e++] = t;
+    } else {
+      i_share[n_i] = kVisualTypes[t].share;
+      i_index[n_i++] = t;
+    }
+  }
+  std::int64_t e_count[kNumVisualTypes], i_count[kNumVisualTypes];
+  apportion(p.n_exc, e_share, n_e, e_count);
+  apportion(p.n - p.n_exc, i_share, n_i, i_count);
+  for (int k = 0; k < n_e; ++k) p.visual_count[e_index[k]] = e_count[k];
+  for (int k = 0; k < n_i; ++k) p.visual_count[i_index[k]] = i_count[k];
+  for (int t = 0; t < kNumCellTypes; ++t) p.type_count[t] = 0;
+  for (int t = 0; t < kNumVisualTypes; ++t) p.type_count[kVisualTypes[t].glif] += p.visual_count[t];
 }
 
 }  // namespace
@@ -78,6 +141,8 @@ Plan make_plan(const GeneratorOptions& o) {
     bad_option("lgn_rate_hz", "--lgn-rate", "must be a finite rate > 0 Hz, got " + num(o.lgn_rate_hz));
   if (!std::isfinite(o.bkg_rate_hz) || !(o.bkg_rate_hz > 0))
     bad_option("bkg_rate_hz", "--bkg-rate", "must be a finite rate > 0 Hz, got " + num(o.bkg_rate_hz));
+  if (!o.visual && o.column_radius != 0)
+    bad_option("column_radius", "--column-radius", "is an option of visual networks (--visual)");
 
   std::error_code ec;
   const fs::path out(o.out_dir);
@@ -96,6 +161,7 @@ Plan make_plan(const GeneratorOptions& o) {
   for (int t = 0; t < n_inh_types; ++t)
     p.type_count[kNumExcTypes + t] = n_inh / n_inh_types + (t < n_inh % n_inh_types ? 1 : 0);
   p.min_delay = std::max(1.0, o.dt);
+  if (o.visual) plan_visual(o, p);
   return p;
 }
 

@@ -5,6 +5,7 @@
 
 #include "dpointnet/generator/cell_types.hpp"
 #include "dpointnet/generator/network_generator.hpp"
+#include "dpointnet/generator/visual_types.hpp"
 
 namespace dpointnet::generator {
 
@@ -16,6 +17,11 @@ struct Plan {
   double k_lgn = 0;  // effective mean LGN in-degree
   std::int64_t k_bkg = 0;
   double min_delay = 1.0;
+  // visual mode
+  bool visual = false;
+  int lgn_tiles_x = 0, lgn_tiles_y = 0;
+  double column_radius = kColumnRadius;
+  std::int64_t visual_count[kNumVisualTypes] = {};  // neurons per kVisualTypes entry (node id blocks in that order)
 };
 
 // Throws InputError naming the option and its command-line flag.

@@ -1,6 +1,7 @@
 // The generator's random numbers: one std::mt19937_64 stream per purpose, seeded through splitmix64, and every
 // distribution written out here (std::*_distribution output is library-specific).
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -26,6 +27,10 @@ enum Purpose : std::uint64_t {
   kPurposeLgnWeights = 5,
   kPurposeBkgTopology = 6,
   kPurposeBkgWeights = 7,
+  // visual mode only
+  kPurposeVisualNodes = 8,  // V1 positions and tuning angles
+  kPurposeLgnNodes = 9,     // LGN positions, sizes and filter parameters
+  kPurposeLgnRule = 10,     // the LGN -> V1 rule: subfield sign, temporal frequency, sources, synapse counts
 };
 
 class Rng {
@@ -73,6 +78,31 @@ void bernoulli_subset(Rng& rng, std::uint64_t n, double p, F&& f) {
     first = false;
     f(c);
   }
+}
+
+// Triangular distribution on [a, b] with mode c, by its inverse CDF.
+inline double triangular(Rng& rng, double a, double c, double b) {
+  const double u = rng.uniform();
+  const double fc = (c - a) / (b - a);
+  return u < fc ? a + std::sqrt(u * (b - a) * (c - a)) : b - std::sqrt((1.0 - u) * (b - a) * (b - c));
+}
+
+// Poisson(lambda) by Knuth's product of uniforms (small lambda).
+inline int poisson(Rng& rng, double lambda) {
+  const double limit = std::exp(-lambda);
+  int k = 0;
+  for (double p = rng.uniform_pos(); p > limit; p *= rng.uniform_pos()) ++k;
+  return k;
+}
+
+// Yule-Simon(rho) on 1, 2, ...: a geometric count with success probability e^-W, W ~ Exp(rho) (the mixture form
+// of rho B(k, rho + 1)); capped at 10^6.
+inline std::uint32_t yule_simon(Rng& rng, double rho) {
+  const double p = std::pow(rng.uniform_pos(), 1.0 / rho);
+  const double u = rng.uniform_pos();
+  if (p >= 1.0) return 1;
+  const double k = std::floor(std::log(u) / std::log1p(-p));
+  return 1 + static_cast<std::uint32_t>(std::min(k, 999999.0));
 }
 
 class WeightSampler {
