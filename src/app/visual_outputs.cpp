@@ -1,6 +1,7 @@
 #include "dpointnet/app/visual_outputs.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -37,7 +38,8 @@ void write_stimulus_rows(std::ostream& os, const std::vector<PreparedInput>& inp
       os << in.name << "," << (sample_offset + b) << "," << stimulus_type_name(in.stimulus.type);
       for (double v : s.value) {
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%.17g", v);
+        std::snprintf(buf, sizeof buf, "%.15g", v);  // the shortest of 15 or 17 digits that reads back as v
+        if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
         os << "," << (grating ? buf : "");
       }
       os << "\n";

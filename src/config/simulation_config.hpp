@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "dpointnet/config/stimulus_spec.hpp"
 #include "dpointnet/config/dynamics.hpp"
+#include "dpointnet/config/stimulus_spec.hpp"
 
 namespace dpointnet {
 

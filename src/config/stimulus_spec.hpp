@@ -16,7 +16,7 @@ enum class StimulusType { DriftingGrating, StaticGrating, GreyScreen, Movie };
 struct StimulusParameter {
   enum class Kind { Fixed, List, Uniform } kind = Kind::Fixed;
   std::vector<double> values = {0.0};  // Fixed: one value; List: the list
-  double lo = 0, hi = 0;       // Uniform
+  double lo = 0, hi = 0;               // Uniform
   // The value of global sample `sample`; `u` is the sample's uniform draw in (0, 1) (used by Uniform only).
   double at(std::int64_t sample, double u) const;
 };

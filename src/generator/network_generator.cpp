@@ -293,6 +293,15 @@ void generate_network(const GeneratorOptions& opt) {
           {"log_file", "log.txt"},
           {"overwrite_output_dir", true}}},
     };
+    if (opt.visual)  // a network that can see: drifting gratings of 8 directions, one per sample
+      sim["inputs"]["LGN"] = {{"input_type", "lgn"},
+                              {"node_set", "lgn"},
+                              {"stimulus",
+                               {{"type", "drifting_grating"},
+                                {"direction", {0, 45, 90, 135, 180, 225, 270, 315}},
+                                {"temporal_frequency", 2.0},
+                                {"spatial_frequency", 0.04},
+                                {"contrast", 0.8}}}};
     write_text(out / "config.simulation.json", sim.dump(2) + "\n");
     logger->info("generate: wrote {} in {:.1f} s", (out / "config.simulation.json").string(), seconds_since(t_start));
   } catch (...) {

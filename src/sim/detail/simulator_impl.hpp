@@ -15,7 +15,6 @@
 
 namespace dpointnet {
 
-
 template <class Real, class ExecSpace>
 Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net,
                                       const std::vector<PreparedInput>& inputs, const SimOptions& opt)
