@@ -1,7 +1,7 @@
 // LGN rates on the device (docs/visual-input.md): the exact grating path and the movie path against a direct
 // evaluation of the model's definition (frames drawn pixel by pixel, the separable spatial sum, the causal
 // temporal convolution, the rectified sum over subunits), closed forms of uniform screens, and the Bernoulli
-// spikes' mean against the rates.
+// spikes' mean against the probabilities, in the space's shape (host chunks or device items).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -114,10 +114,11 @@ std::vector<double> device_rates(const LgnTables& t, const StimulusSpec& st, std
   in.tables = std::make_shared<const LgnTables>(t);
   in.movie = std::move(movie);
   rt.upload(space, "test.lgn", in, st);
-  rt.prepare(space, "test.lgn", "lgn", 11, offset, B, F);
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rt.rates());
-  std::vector<double> out(h.data(), h.data() + h.size());
-  return out;  // [F][B][U]
+  rt.prepare(space, "test.lgn", "lgn", 11, offset, B, F, 1.0);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rt.probabilities());
+  std::vector<double> out(h.size());
+  for (std::size_t q = 0; q < h.size(); ++q) out[q] = -std::log1p(-static_cast<double>(h.data()[q])) * 1000.0;
+  return out;  // rates (Hz) from the probabilities of 1-ms steps, [F][B][U]
 }
 
 void expect_close(double got, double want, const char* what, std::int64_t f, std::int64_t u) {
@@ -228,18 +229,17 @@ TEST(LgnRates, BernoulliSpikesAverageToTheRates) {
   TEST_EXECSPACE space;
   const std::int64_t U = 4, F = 1;
   const int B = 2;
-  Kokkos::View<float***, Kokkos::LayoutRight, Mem> rates("rates", F, B, U);
-  auto h = Kokkos::create_mirror_view(rates);
+  Kokkos::View<float***, Kokkos::LayoutRight, Mem> prob("prob", F, B, U);
+  auto h = Kokkos::create_mirror_view(prob);
   const double hz[U] = {0.0, 5.0, 60.0, 400.0};
   for (int b = 0; b < B; ++b)
-    for (std::int64_t u = 0; u < U; ++u) h(0, b, u) = static_cast<float>(hz[u]);
-  Kokkos::deep_copy(rates, h);
+    for (std::int64_t u = 0; u < U; ++u) h(0, b, u) = static_cast<float>(1 - std::exp(-hz[u] / 1000.0));
+  Kokkos::deep_copy(prob, h);
   device::CountRing<Mem> ring("ring", 1, B, U);
   const int steps = 20000;
   std::vector<double> count(U, 0.0);
   for (int t = 0; t < steps; ++t) {
-    Kokkos::parallel_for("test.lgn_spikes", Kokkos::RangePolicy<TEST_EXECSPACE>(space, 0, B * U),
-                         device::LgnSpikesFunctor<TEST_EXECSPACE>{rates, ring, 5, 9, t, 0, 0, U, 1e-3, 0});
+    device::draw_lgn_spikes(space, device::LgnSpikesFunctor<TEST_EXECSPACE>{prob, ring, 5, 9, t, 0, 0, U, 0}, B);
     auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ring);
     for (int b = 0; b < B; ++b)
       for (std::int64_t u = 0; u < U; ++u) count[u] += r(0, b, u);

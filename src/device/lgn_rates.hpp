@@ -1,12 +1,15 @@
-// LGN firing rates on the device (docs/visual-input.md): per batch, the rate of every unit, sample and 1-ms
-// frame of the stimulus into a table [frame][sample][unit] (Hz); per step, Bernoulli spikes from it.
+// LGN firing rates on the device (docs/visual-input.md): per batch, the rate r of every unit, sample and 1-ms
+// frame of the stimulus, stored as the step's spike probability p = 1 - exp(-r dt) in a table
+// [frame][sample][unit]; per step, Bernoulli spikes from it.
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdint>
 
+#include "dpointnet/device/kernel_shape_choice.hpp"
 #include "dpointnet/device/model_constants.hpp"
 #include "dpointnet/device/rng.hpp"
+#include "dpointnet/util/host_simd.hpp"
 #include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
@@ -35,8 +38,9 @@ struct LgnGratingFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   LgnCellViews<MemSpace> c;
   Kokkos::View<const double**, Kokkos::LayoutRight, MemSpace> par;  // [B][kLgnParams]
-  Kokkos::View<float***, Kokkos::LayoutRight, MemSpace> rates;      // [F][B][U]
+  Kokkos::View<float***, Kokkos::LayoutRight, MemSpace> prob;       // [F][B][U]
   std::int64_t frames, pre, shown;
+  double dt_s;  // step (s)
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
     const std::int64_t u = idx % c.n_units;
@@ -99,7 +103,7 @@ struct LgnGratingFunctor {
         const double v = c.amplitude(s) * drive + c.spont(s);
         rate += v > 0 ? v : 0;
       }
-      rates(f, b, u) = static_cast<float>(rate);
+      prob(f, b, u) = static_cast<float>(-compat::expm1(-rate * dt_s));
     }
   }
 };
@@ -133,9 +137,9 @@ struct LgnMovieTemporalFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   LgnCellViews<MemSpace> c;
   Kokkos::View<const double**, Kokkos::LayoutRight, MemSpace> spatial;  // [movie frames][subunits]
-  Kokkos::View<float***, Kokkos::LayoutRight, MemSpace> rates;          // [F][B][U]
+  Kokkos::View<float***, Kokkos::LayoutRight, MemSpace> prob;           // [F][B][U]
   std::int64_t pre, shown;
-  double frames_per_ms;
+  double frames_per_ms, dt_s;
   int batch;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
     const std::int64_t u = idx % c.n_units, f = idx / c.n_units;
@@ -154,28 +158,59 @@ struct LgnMovieTemporalFunctor {
       const double v = c.amplitude(s) * drive + c.spont(s);
       rate += v > 0 ? v : 0;
     }
-    for (int b = 0; b < batch; ++b) rates(f, b, u) = static_cast<float>(rate);
+    const auto p = static_cast<float>(-compat::expm1(-rate * dt_s));
+    for (int b = 0; b < batch; ++b) prob(f, b, u) = p;
   }
 };
 
-// One step's spikes: Bernoulli with p = 1 - exp(-rate dt / 1000) per (sample, unit), drawn per (seed, purpose,
-// global sample, step, unit) like every random input.
+// One step's spikes: x = 1 iff u < p for each (sample, unit), u drawn per (seed, purpose, global sample, step,
+// unit) like every random input.
 template <class ExecSpace>
 struct LgnSpikesFunctor {
   using MemSpace = typename ExecSpace::memory_space;
-  Kokkos::View<const float***, Kokkos::LayoutRight, MemSpace> rates;  // [F][B][U]
+  Kokkos::View<const float***, Kokkos::LayoutRight, MemSpace> prob;  // [F][B][U]
   CountRing<MemSpace> ring;
   std::uint32_t seed, purpose;
   std::int64_t t, frame, sample_offset, n_src;
-  double dt_s;
   int slot;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
     const std::int64_t j = idx % n_src, b = idx / n_src;
-    const double p = -compat::expm1(-static_cast<double>(rates(frame, b, j)) * dt_s);
     const double u = uniform01(seed, purpose, static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(t),
                                static_cast<std::uint32_t>(sample_offset + b));
-    ring(slot, static_cast<int>(b), j) = u < p ? 1 : 0;
+    ring(slot, static_cast<int>(b), j) = u < static_cast<double>(prob(frame, b, j)) ? 1 : 0;
+  }
+  // Hosts: item (b, c) draws units [c kChunk, (c + 1) kChunk) of sample b, the uniforms in a vector loop; the same
+  // draws as the item-per-(sample, unit) shape.
+  struct HostChunks {};
+  static constexpr std::int64_t kChunk = 256;
+  KOKKOS_INLINE_FUNCTION std::int64_t chunks() const { return (n_src + kChunk - 1) / kChunk; }
+  KOKKOS_INLINE_FUNCTION void operator()(HostChunks, const std::int64_t item) const {
+    const std::int64_t b = item / chunks(), j0 = (item % chunks()) * kChunk;
+    const int m = static_cast<int>(n_src - j0 < kChunk ? n_src - j0 : kChunk);
+    const auto step = static_cast<std::uint32_t>(t), sample = static_cast<std::uint32_t>(sample_offset + b);
+    double u[kChunk];
+    DPOINTNET_HOST_SIMD
+    for (int q = 0; q < m; ++q) u[q] = uniform01(seed, purpose, static_cast<std::uint32_t>(j0 + q), step, sample);
+    std::uint16_t* const out = &ring(slot, static_cast<int>(b), j0);
+    const float* const p = &prob(frame, b, j0);
+    DPOINTNET_HOST_SIMD
+    for (int q = 0; q < m; ++q) out[q] = u[q] < static_cast<double>(p[q]) ? 1 : 0;
   }
 };
+
+// Launches one step's LGN draws in the shape that suits the space.
+template <class ExecSpace>
+void draw_lgn_spikes(const ExecSpace& space, const LgnSpikesFunctor<ExecSpace>& f, int B,
+                     KernelShape shape = KernelShape::Auto) {
+  using F = LgnSpikesFunctor<ExecSpace>;
+  if constexpr (compat::host_execution<ExecSpace>) {
+    if (host_shape<ExecSpace>(shape)) {
+      Kokkos::parallel_for("dpointnet::input_lgn",
+                           Kokkos::RangePolicy<ExecSpace, typename F::HostChunks>(space, 0, B * f.chunks()), f);
+      return;
+    }
+  }
+  Kokkos::parallel_for("dpointnet::input_lgn", Kokkos::RangePolicy<ExecSpace>(space, 0, B * f.n_src), f);
+}
 
 }  // namespace dpointnet::device

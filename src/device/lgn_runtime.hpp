@@ -81,7 +81,8 @@ class LgnRuntime {
   }
 
   std::int64_t n_units() const { return c_.n_units; }
-  const Kokkos::View<float***, Kokkos::LayoutRight, MemSpace>& rates() const { return rates_; }
+  // The batch's table of spike probabilities per step, p = 1 - exp(-rate dt), [frame][sample][unit].
+  const Kokkos::View<float***, Kokkos::LayoutRight, MemSpace>& probabilities() const { return rates_; }
   // Rate table bytes for F frames and B samples (the memory plan).
   static std::size_t table_bytes(std::int64_t frames, int batch, std::int64_t units) {
     return static_cast<std::size_t>(frames) * static_cast<std::size_t>(batch) * static_cast<std::size_t>(units) *
@@ -90,8 +91,8 @@ class LgnRuntime {
 
   // The rate table of samples [sample_offset, sample_offset + B) over `frames` 1-ms frames, unless it is there.
   void prepare(const ExecSpace& space, const std::string& label, const std::string& input, std::uint32_t seed,
-               std::int64_t sample_offset, int B, std::int64_t frames) {
-    if (valid_ && offset_ == sample_offset && B == static_cast<int>(rates_.extent(1)) &&
+               std::int64_t sample_offset, int B, std::int64_t frames, double dt_ms) {
+    if (valid_ && offset_ == sample_offset && dt_ == dt_ms && B == static_cast<int>(rates_.extent(1)) &&
         frames == static_cast<std::int64_t>(rates_.extent(0)))
       return;
     if (rates_.extent(0) != static_cast<std::size_t>(frames) || rates_.extent(1) != static_cast<std::size_t>(B))
@@ -109,9 +110,10 @@ class LgnRuntime {
           Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label + ".movie_spatial"), m.frames, n_sub);
       Kokkos::parallel_for("dpointnet::lgn_movie_spatial", Kokkos::RangePolicy<ExecSpace>(space, 0, m.frames * n_sub),
                            LgnMovieSpatialFunctor<ExecSpace>{c_, movie_, spatial, n_sub});
-      Kokkos::parallel_for("dpointnet::lgn_movie_temporal",
-                           Kokkos::RangePolicy<ExecSpace>(space, 0, frames * c_.n_units),
-                           LgnMovieTemporalFunctor<ExecSpace>{c_, spatial, rates_, pre, shown, per_ms, B});
+      Kokkos::parallel_for(
+          "dpointnet::lgn_movie_temporal", Kokkos::RangePolicy<ExecSpace>(space, 0, frames * c_.n_units),
+          LgnMovieTemporalFunctor<ExecSpace>{c_, spatial, rates_, pre, shown, per_ms, dt_ms / 1000.0, B});
+      space.fence();  // the spatial sums go out of scope
     } else {
       Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> par(
           Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label + ".stimulus"), B, int(kLgnParams));
@@ -135,10 +137,11 @@ class LgnRuntime {
       const bool grey = st_.type == StimulusType::GreyScreen;
       Kokkos::parallel_for(
           "dpointnet::lgn_grating", Kokkos::RangePolicy<ExecSpace>(space, 0, B * c_.n_units),
-          LgnGratingFunctor<ExecSpace>{c_, par, rates_, frames, grey ? 0 : pre, grey ? frames : avail});
+          LgnGratingFunctor<ExecSpace>{c_, par, rates_, frames, grey ? 0 : pre, grey ? frames : avail, dt_ms / 1000.0});
       space.fence();  // the host mirror of the parameters goes out of scope
     }
     offset_ = sample_offset;
+    dt_ = dt_ms;
     valid_ = true;
   }
 
@@ -159,6 +162,7 @@ class LgnRuntime {
   Kokkos::View<const float***, Kokkos::LayoutRight, MemSpace> movie_;
   Kokkos::View<float***, Kokkos::LayoutRight, MemSpace> rates_;
   std::int64_t offset_ = -1;
+  double dt_ = 0;
   bool valid_ = false;
 };
 

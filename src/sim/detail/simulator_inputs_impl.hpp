@@ -99,14 +99,14 @@ void Simulator<Real, ExecSpace>::write_inputs(std::int64_t t, int slot) {
       Kokkos::parallel_for("dpointnet::input_spike_file", Kokkos::RangePolicy<ExecSpace>(space_, 0, n * B_), f);
     } else if (in->spec.kind == InputKind::Lgn) {
       const std::int64_t frames = lgn_frames();
-      in->lgn.prepare(space_, "input." + in->spec.name, in->spec.name, opt_.seed, opt_.sample_offset, B_, frames);
+      in->lgn.prepare(space_, "input." + in->spec.name, in->spec.name, opt_.seed, opt_.sample_offset, B_, frames, dt_);
       std::int64_t f = static_cast<std::int64_t>(static_cast<double>(t) * dt_ + 1e-9);
       if (f >= frames) f = frames - 1;
-      device::LgnSpikesFunctor<ExecSpace> fn{
-          in->lgn.rates(),     in->ring,     opt_.seed, in->spec.purpose, t, f, opt_.sample_offset,
-          in->edges.n_sources, dt_ / 1000.0, slot};
-      Kokkos::parallel_for("dpointnet::input_lgn", Kokkos::RangePolicy<ExecSpace>(space_, 0, B_ * in->edges.n_sources),
-                           fn);
+      device::draw_lgn_spikes(
+          space_,
+          device::LgnSpikesFunctor<ExecSpace>{in->lgn.probabilities(), in->ring, opt_.seed, in->spec.purpose, t, f,
+                                              opt_.sample_offset, in->edges.n_sources, slot},
+          B_, shape_);
     } else {
       device::RandomInputFunctor<ExecSpace> f{in->p,
                                               in->p0,
@@ -127,8 +127,11 @@ template <class Real, class ExecSpace>
 Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace> Simulator<Real, ExecSpace>::lgn_rates(int k) {
   InputRuntime& in = *inputs_[static_cast<std::size_t>(k)];
   if (in.spec.silent || in.spec.kind != InputKind::Lgn) return {};
-  in.lgn.prepare(space_, "input." + in.spec.name, in.spec.name, opt_.seed, opt_.sample_offset, B_, lgn_frames());
-  return compat::mirror_view_and_copy(space_, in.lgn.rates());
+  in.lgn.prepare(space_, "input." + in.spec.name, in.spec.name, opt_.seed, opt_.sample_offset, B_, lgn_frames(), dt_);
+  auto h = compat::mirror_view_and_copy(space_, in.lgn.probabilities());
+  for (std::size_t q = 0; q < h.size(); ++q)  // p = 1 - exp(-r dt) back to r (Hz)
+    h.data()[q] = static_cast<float>(-std::log1p(-static_cast<double>(h.data()[q])) * 1000.0 / dt_);
+  return h;
 }
 
 // 1-ms frames of an LGN input's rate table: the input schedule's length (at least one).
