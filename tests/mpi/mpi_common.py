@@ -28,8 +28,10 @@ def mpirun(n, args, **kw):
     return run([MPIRUN, "-n", str(n), "--oversubscribe"] + args, **kw)
 
 
-def make_network(binary, out, neurons=60, seed=4):
-    run([binary, "generate", "--out", out, "--neurons", str(neurons), "--seed", str(seed)])
+def make_network(binary, out, neurons=60, seed=4, visual=False):
+    """A generated network; visual: LGN units with the V1 model's filter attributes (2 x 1 tiles, 232 units)."""
+    extra = ["--visual", "--lgn-tiles-x", "2", "--lgn-tiles-y", "1"] if visual else []
+    run([binary, "generate", "--out", out, "--neurons", str(neurons), "--seed", str(seed)] + extra)
 
 
 def train_config(path, net_dir, output_dir, batch, steps=3, distribution=None, global_batch=None, extra_train=None):

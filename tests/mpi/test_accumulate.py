@@ -37,6 +37,9 @@ def main():
                     help="two stimulus conditions (LGN 5 and 30 Hz) instead of accumulation: serial batch 4 x 2 "
                          "conditions is the reference of mirrored 2 x 2 x 2 and mpirun -n N batch 4/N x 2")
     ap.add_argument("--carry", action="store_true", help="train.carry_state in every run (no warm-up)")
+    ap.add_argument("--visual", action="store_true",
+                    help="with --conditions: a visual network whose LGN input shows drifting gratings of a random "
+                         "direction per sample (evoked) and a grey screen (spontaneous)")
     a = ap.parse_args()
     global WARMUP
     if a.carry:
@@ -49,7 +52,7 @@ def main():
     fails = []
     try:
         net = os.path.join(tmp, "net")
-        make_network(a.bin, net)
+        make_network(a.bin, net, visual=a.visual)
         updates = "3"
         runs, logs = {}, {}
 
@@ -75,6 +78,12 @@ def main():
         if a.conditions:
             lgn = {"input_type": "rates", "node_set": "lgn"}
             cond = {"conditions": [{"LGN": dict(lgn, rate=5.0)}, {"LGN": dict(lgn, rate=30.0)}]}
+            if a.visual:
+                lgn = {"input_type": "lgn", "node_set": "lgn"}
+                cond = {"conditions": [
+                    {"LGN": dict(lgn, stimulus={"type": "drifting_grating", "direction": "random",
+                                                "temporal_frequency": 8.0, "phase": "random"})},
+                    {"LGN": dict(lgn, stimulus={"type": "grey_screen"})}]}
             ref_name = "serial batch 4 x 2 conditions"
             runs[ref_name], _ = serial("serial_c", GLOBAL_BATCH // 2, cond)
             runs["mirrored 2 x batch 2 x 2 conditions"], logs["mirrored"] = serial(
