@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "dpointnet/inputs/input_schedule.hpp"
 #include "dpointnet/io/spike_file.hpp"
 #include "dpointnet/network/network.hpp"
 #include "dpointnet/sim/simulator.hpp"
@@ -34,6 +35,23 @@ inline std::int64_t append_step_spikes(const RecordedChunk& c, int k, int b, con
     ++n;
   }
   return n;
+}
+
+// Appends input q's activity of sample b in step k of chunk c (a count of n adds n spikes), stamped like
+// neuron spikes at the step's end, under the input population's name and node ids.
+inline void append_input_spikes(const RecordedChunk& c, std::size_t q, int k, int b, const Network& net,
+                                const PreparedInput& in, double dt, std::map<std::string, SpikeTrains>& pops) {
+  if (in.silent) return;
+  const Projection& pr = net.projections[static_cast<std::size_t>(in.projection)];
+  const Population& pop = *net.find_population(pr.source_population);
+  const double time = static_cast<double>(c.first_step + k + 1) * dt;
+  auto& st = pops[pop.name];
+  st.population = pop.name;
+  for (std::size_t j = 0; j < c.inputs[q].extent(2); ++j)
+    for (std::uint16_t n = 0; n < c.inputs[q](k, b, j); ++n) {
+      st.node_ids.push_back(pop.node_ids[j]);
+      st.times_ms.push_back(time);
+    }
 }
 
 }  // namespace dpointnet

@@ -60,12 +60,14 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
   opt.n_steps = cfg.n_steps;
   opt.seed = cfg.seed;
   opt.record_v = !reports.empty();
+  opt.record_inputs = !cfg.input_spikes_file.empty();
   Simulator<Real> sim(Kokkos::DefaultExecutionSpace(), net, inputs, opt);
   sim.set_current_pulses(pulses);
   sim.reset();
   // spikes per sample and population
   std::vector<std::map<std::string, SpikeTrains>> spikes(static_cast<std::size_t>(batch), empty_spike_trains(net));
   std::vector<std::vector<float>> vtrace(reports.size() * static_cast<std::size_t>(batch));
+  std::vector<std::map<std::string, SpikeTrains>> input_spikes(static_cast<std::size_t>(batch));
   Progress prog;
   SimulateSummary sum;
   auto t0 = std::chrono::steady_clock::now();
@@ -73,6 +75,8 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
     for (int k = 0; k < c.n_steps; ++k) {
       for (int b = 0; b < batch; ++b) {
         sum.n_spikes += append_step_spikes(c, k, b, net, cfg.dt, spikes[static_cast<std::size_t>(b)]);
+        for (std::size_t q = 0; q < c.inputs.size(); ++q)
+          append_input_spikes(c, q, k, b, net, inputs[q], cfg.dt, input_spikes[static_cast<std::size_t>(b)]);
         for (std::size_t r = 0; r < reports.size(); ++r) {
           auto& tr = vtrace[r * static_cast<std::size_t>(batch) + static_cast<std::size_t>(b)];
           for (std::int64_t i : reports[r].neurons) {
@@ -111,6 +115,12 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
                     cfg.dt);
     log::get()->info("wrote {} (LGN rates of input {}, {} sample(s))", cfg.lgn_rates_file, in.name,
                      cfg.lgn_rates_samples.size());
+  }
+  for (int b = 0; opt.record_inputs && b < batch; ++b) {
+    const std::string path = per_sample_path(cfg.input_spikes_file, b, batch);
+    write_atomic(
+        path, [&](const std::string& tmp) { write_spike_file(tmp, true, input_spikes[static_cast<std::size_t>(b)]); });
+    log::get()->info("wrote {} (the input populations' spikes)", path);
   }
   for (int b = 0; b < batch; ++b) {
     const std::string path = per_sample_path(cfg.spikes_file, b, batch);
@@ -204,6 +214,7 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   std::vector<std::string> outputs;
   for (int b = 0; b < cfg.batch_size; ++b) {
     outputs.push_back(per_sample_path(cfg.spikes_file, b, cfg.batch_size));
+    if (!cfg.input_spikes_file.empty()) outputs.push_back(per_sample_path(cfg.input_spikes_file, b, cfg.batch_size));
     for (const auto& r : reports) outputs.push_back(per_sample_path(r.rep.file, b, cfg.batch_size));
   }
   const std::vector<int> lgn = lgn_inputs(inputs);

@@ -140,6 +140,14 @@ fields::Table<C> output_keys(const json& run, const std::string& default_dir) {
       fields::string("output_dir", &C::output_dir, default_dir),
       file("spikes_file", "spikes.h5", &C::spikes_file),
       file("log_file", "log.txt", &C::log_file),
+      fields::custom<C>({"input_spikes_file"},
+                        [](const JsonReader& r, const json& out, C& c) {
+                          if (!out.contains("input_spikes_file")) return;
+                          const std::string v = r.string(out, "input_spikes_file", "");
+                          if (v.empty()) r.fail("input_spikes_file", "must name a file (e.g. input_spikes.h5)");
+                          c.input_spikes_file =
+                              fs::path(v).is_absolute() ? v : (fs::path(c.output_dir) / v).lexically_normal().string();
+                        }),
       fields::custom<C>({"lgn_rates"},
                         [](const JsonReader& r, const json& out, C& c) {
                           if (!out.contains("lgn_rates")) return;

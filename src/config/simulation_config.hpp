@@ -69,6 +69,7 @@ struct SimulationConfig {
   std::vector<VoltageReport> voltage_reports;
   std::vector<int> lgn_rates_samples;  // output.lgn_rates.samples: LGN inputs' rates of these samples
   std::string lgn_rates_file;          // <output_dir>/lgn_rates.h5 when asked for
+  std::string input_spikes_file;       // output.input_spikes_file: the input populations' spikes (empty: none)
 
   // Loads and validates; every error names the config file and the key.
   static SimulationConfig load(const std::string& path);

@@ -29,6 +29,7 @@ struct SimOptions {
   std::uint32_t seed = 0;
   std::int64_t sample_offset = 0;   // global index of sample 0 of this batch
   bool record_v = false;            // keep v' of every step for the recorder
+  bool record_inputs = false;       // keep the inputs' counts of every step for the recorder
   int record_chunk = kRecordChunk;  // steps per host transfer of recorded spikes/voltages
 };
 
@@ -43,6 +44,8 @@ struct RecordedChunk {
   int n_steps = 0;
   Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Kokkos::HostSpace> z;
   Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> v;
+  // per input (input_spec order), its counts x(k, b, source) (only when record_inputs)
+  std::vector<Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, Kokkos::HostSpace>> inputs;
 };
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
@@ -169,6 +172,9 @@ class Simulator {
   typename Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, MemSpace>::HostMirror rec_z_host_;
   typename Kokkos::View<Real***, Kokkos::LayoutRight, MemSpace>::HostMirror rec_v_host_;
   Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> rec_v_double_;
+  std::vector<Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, MemSpace>> rec_in_;
+  std::vector<Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, Kokkos::HostSpace>> rec_in_host_;
+  void record_input_slots(int rec_index, int slot);
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_step_;
   Kokkos::View<Real*, MemSpace> i_ext_;
   std::unique_ptr<NeuronDynamics<Real, ExecSpace>> dynamics_;

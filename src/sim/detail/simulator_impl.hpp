@@ -135,6 +135,11 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   rec_z_host_ = Kokkos::create_mirror_view(rec_z_);
   rec_v_host_ = Kokkos::create_mirror_view(rec_v_);
   rec_v_double_ = decltype(rec_v_double_)("record.v_host", rec_v_.extent(0), rec_v_.extent(1), rec_v_.extent(2));
+  for (std::size_t k = 0; opt_.record_inputs && k < inputs_.size(); ++k) {
+    rec_in_.emplace_back(Kokkos::view_alloc(space_, "record.input." + inputs_[k]->spec.name), opt_.record_chunk, B_,
+                         inputs_[k]->ring.extent(2));
+    rec_in_host_.push_back(Kokkos::create_mirror_view(rec_in_.back()));
+  }
   v_step_ =
       decltype(v_step_)(Kokkos::view_alloc(space_, "record.v_step"), opt_.record_v ? B_ : 0, opt_.record_v ? N : 0);
   space_.fence();  // the uploads above read host mirrors that go out of scope here
@@ -248,6 +253,7 @@ void Simulator<Real, ExecSpace>::step_once(int rec_index) {
                  z_ring_.data() + static_cast<std::size_t>(slot_now) * bn, bn);
     if (opt_.record_v)
       device::copy(space_, rec_v_.data() + static_cast<std::size_t>(rec_index) * bn, v_step_.data(), bn);
+    if (opt_.record_inputs) record_input_slots(rec_index, slot_now);
   }
   if (hook_) hook_(t, slot_now);
   ++t_;
@@ -291,6 +297,7 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
     if (sink) {
       Kokkos::deep_copy(space_, hz, rec_z_);
       if (opt_.record_v) Kokkos::deep_copy(space_, hv, rec_v_);
+      for (std::size_t k = 0; k < rec_in_.size(); ++k) Kokkos::deep_copy(space_, rec_in_host_[k], rec_in_[k]);
       space_.fence();  // the host reads the chunk
       if (opt_.record_v) {
         for (std::size_t q = 0; q < hv.span(); ++q) hv_d.data()[q] = static_cast<double>(hv.data()[q]);
@@ -301,6 +308,7 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
       c.z = Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Kokkos::HostSpace>(hz.data(), hz.extent(0), hz.extent(1),
                                                                                   hz.extent(2));
       c.v = hv_d;
+      c.inputs = rec_in_host_;
       sink(c);
     }
     done += n;

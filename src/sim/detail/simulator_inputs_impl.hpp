@@ -134,6 +134,16 @@ Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace> Simulator<Real, E
   return h;
 }
 
+// Each input's counts of this step (ring slot `slot`) into row rec_index of its record buffer.
+template <class Real, class ExecSpace>
+void Simulator<Real, ExecSpace>::record_input_slots(int rec_index, int slot) {
+  for (std::size_t k = 0; k < rec_in_.size(); ++k) {
+    const std::size_t n = inputs_[k]->ring.extent(1) * inputs_[k]->ring.extent(2);
+    device::copy(space_, rec_in_[k].data() + static_cast<std::size_t>(rec_index) * n,
+                 inputs_[k]->ring.data() + static_cast<std::size_t>(slot) * n, n);
+  }
+}
+
 // 1-ms frames of an LGN input's rate table: the input schedule's length (at least one).
 template <class Real, class ExecSpace>
 std::int64_t Simulator<Real, ExecSpace>::lgn_frames() const {
