@@ -178,8 +178,15 @@ def check_configs(out):
     check(isinstance(run.get('seed'), int) and run.get('seed') >= 0, 'config.simulation.json: run.seed missing')
     inputs = sim.get('inputs', {})
     lgn, bkg = inputs.get('LGN', {}), inputs.get('BKG', {})
-    check(lgn.get('input_type') == 'rates' and lgn.get('node_set') == 'lgn' and lgn.get('rate', 0) > 0,
-          'config.simulation.json: inputs.LGN must be rates on node_set lgn with rate > 0: %r' % lgn)
+    if lgn.get('input_type') == 'lgn':  # a visual network: the LGN filter model under drifting gratings
+        stim = lgn.get('stimulus', {})
+        check(lgn.get('node_set') == 'lgn' and stim.get('type') == 'drifting_grating' and
+              len(stim.get('direction', [])) == 8 and lgn.get('direction_convention') == 'dpointnet',
+              'config.simulation.json: inputs.LGN must show drifting gratings of 8 directions to node_set lgn on '
+              'the V1 model\'s y-up screen (direction_convention dpointnet): %r' % lgn)
+    else:
+        check(lgn.get('input_type') == 'rates' and lgn.get('node_set') == 'lgn' and lgn.get('rate', 0) > 0,
+              'config.simulation.json: inputs.LGN must be rates on node_set lgn with rate > 0: %r' % lgn)
     check(bkg.get('input_type') == 'poisson' and bkg.get('node_set') == 'bkg' and bkg.get('rate', 0) > 0,
           'config.simulation.json: inputs.BKG must be poisson on node_set bkg with rate > 0: %r' % bkg)
     o = sim.get('output', {})

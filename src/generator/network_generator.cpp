@@ -293,9 +293,12 @@ void generate_network(const GeneratorOptions& opt) {
           {"log_file", "log.txt"},
           {"overwrite_output_dir", true}}},
     };
-    if (opt.visual)  // a network that can see: drifting gratings of 8 directions, one per sample
+    // a network that can see: drifting gratings of 8 directions, one per sample, on the V1 model's screen, whose
+    // elevation points up (FilterNet's y_dir "up" in the V1 model's config: the dpointnet convention)
+    if (opt.visual)
       sim["inputs"]["LGN"] = {{"input_type", "lgn"},
                               {"node_set", "lgn"},
+                              {"direction_convention", "dpointnet"},
                               {"stimulus",
                                {{"type", "drifting_grating"},
                                 {"direction", {0, 45, 90, 135, 180, 225, 270, 315}},
