@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "dpointnet/device/inputs.hpp"
 #include "dpointnet/device/lgn_runtime.hpp"
 #include "test_execspace.hpp"
 
@@ -239,7 +240,8 @@ TEST(LgnRates, BernoulliSpikesAverageToTheRates) {
   const int steps = 20000;
   std::vector<double> count(U, 0.0);
   for (int t = 0; t < steps; ++t) {
-    device::draw_lgn_spikes(space, device::LgnSpikesFunctor<TEST_EXECSPACE>{prob, ring, 5, 9, t, 0, 0, U, 0}, B);
+    device::draw_random_input(space, "test.lgn_spikes",
+                              device::LgnSpikesFunctor<TEST_EXECSPACE>{prob, ring, 5, 9, t, 0, 0, U, 0}, B);
     auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ring);
     for (int b = 0; b < B; ++b)
       for (std::int64_t u = 0; u < U; ++u) count[u] += r(0, b, u);

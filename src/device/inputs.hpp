@@ -78,19 +78,18 @@ struct RandomInputFunctor {
   }
 };
 
-// Launches one step's random draws of an input in the shape that suits the space.
-template <class ExecSpace>
-void draw_random_input(const ExecSpace& space, const RandomInputFunctor<ExecSpace>& f, int B,
+// Launches one step's random draws of an input functor F (RandomInputFunctor, LgnSpikesFunctor: an item per
+// (sample, source), or on hosts F::HostChunks items of F::kChunk sources) in the shape that suits the space.
+template <class ExecSpace, class F>
+void draw_random_input(const ExecSpace& space, const char* label, const F& f, int B,
                        KernelShape shape = KernelShape::Auto) {
-  using F = RandomInputFunctor<ExecSpace>;
   if constexpr (compat::host_execution<ExecSpace>) {
     if (host_shape<ExecSpace>(shape)) {
-      Kokkos::parallel_for("dpointnet::input_random",
-                           Kokkos::RangePolicy<ExecSpace, typename F::HostChunks>(space, 0, B * f.chunks()), f);
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, typename F::HostChunks>(space, 0, B * f.chunks()), f);
       return;
     }
   }
-  Kokkos::parallel_for("dpointnet::input_random", Kokkos::RangePolicy<ExecSpace>(space, 0, B * f.n_src), f);
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(space, 0, B * f.n_src), f);
 }
 
 }  // namespace dpointnet::device

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdint>
 
-#include "dpointnet/device/kernel_shape_choice.hpp"
 #include "dpointnet/device/model_constants.hpp"
 #include "dpointnet/device/rng.hpp"
 #include "dpointnet/util/host_simd.hpp"
@@ -197,20 +196,5 @@ struct LgnSpikesFunctor {
     for (int q = 0; q < m; ++q) out[q] = u[q] < static_cast<double>(p[q]) ? 1 : 0;
   }
 };
-
-// Launches one step's LGN draws in the shape that suits the space.
-template <class ExecSpace>
-void draw_lgn_spikes(const ExecSpace& space, const LgnSpikesFunctor<ExecSpace>& f, int B,
-                     KernelShape shape = KernelShape::Auto) {
-  using F = LgnSpikesFunctor<ExecSpace>;
-  if constexpr (compat::host_execution<ExecSpace>) {
-    if (host_shape<ExecSpace>(shape)) {
-      Kokkos::parallel_for("dpointnet::input_lgn",
-                           Kokkos::RangePolicy<ExecSpace, typename F::HostChunks>(space, 0, B * f.chunks()), f);
-      return;
-    }
-  }
-  Kokkos::parallel_for("dpointnet::input_lgn", Kokkos::RangePolicy<ExecSpace>(space, 0, B * f.n_src), f);
-}
 
 }  // namespace dpointnet::device

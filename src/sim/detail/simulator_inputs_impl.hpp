@@ -102,8 +102,8 @@ void Simulator<Real, ExecSpace>::write_inputs(std::int64_t t, int slot) {
       in->lgn.prepare(space_, "input." + in->spec.name, in->spec.name, opt_.seed, opt_.sample_offset, B_, frames, dt_);
       std::int64_t f = static_cast<std::int64_t>(static_cast<double>(t) * dt_ + 1e-9);
       if (f >= frames) f = frames - 1;
-      device::draw_lgn_spikes(
-          space_,
+      device::draw_random_input(
+          space_, "dpointnet::input_lgn",
           device::LgnSpikesFunctor<ExecSpace>{in->lgn.probabilities(), in->ring, opt_.seed, in->spec.purpose, t, f,
                                               opt_.sample_offset, in->edges.n_sources, slot},
           B_, shape_);
@@ -118,7 +118,7 @@ void Simulator<Real, ExecSpace>::write_inputs(std::int64_t t, int slot) {
                                               in->edges.n_sources,
                                               slot,
                                               in->spec.kind == InputKind::Poisson};
-      device::draw_random_input(space_, f, B_, shape_);
+      device::draw_random_input(space_, "dpointnet::input_random", f, B_, shape_);
     }
   }
 }
