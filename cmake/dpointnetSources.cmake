@@ -25,13 +25,17 @@ set(DP_SOURCES_HOST
   src/network/allen_glif.cpp
   src/network/sonata_edges.cpp
   src/network/network_builder.cpp
+  src/network/node_attributes.cpp
+  src/network/v1_cell_types.cpp
   src/inputs/input_schedule.cpp
   src/inputs/lgn_filters.cpp
   src/inputs/lgn_cells.cpp
   src/inputs/lgn_input.cpp
   src/train/train_config.cpp
+  src/train/observed_rates.cpp
   src/train/rate_distribution.cpp
   src/train/losses.cpp
+  src/train/emd_regularization.cpp
   src/parallel/distribution_config.cpp
 )
 

@@ -209,7 +209,7 @@ LossSpec rate_distribution(double cost, bool huber, double delta) {
   s.sample_separable = false;
   s.group_of_type = {{1, "a"}, {2, "b"}};
   s.observed = {{"a", {0.0, 10.0, 20.0, 40.0}}, {"b", {5.0}}};
-  s.huber = huber;
+  s.penalty = huber ? RatePenalty::Huber : RatePenalty::Squared;
   s.delta = delta;
   return s;
 }

@@ -2,6 +2,7 @@
 
 #include "dpointnet/app/output_dir.hpp"
 #include "dpointnet/io/hdf5_file.hpp"
+#include "dpointnet/train/observed_rates.hpp"
 
 namespace dpointnet {
 
@@ -24,8 +25,8 @@ void write_rates_file(const std::string& path, const Network& net, const TrainCo
           for (const auto& [id, gv] : l.group_of_type)
             if (gv == g) ids.push_back(static_cast<std::uint32_t>(id));
           if (ids.empty()) continue;  // observed, but no simulated type has this value
-          f.write_double("/observed/" + g, rates);
-          f.write_attr_uint32("/observed/" + g, "node_type_ids", ids);
+          f.write_double("/observed/" + observed_link_name(g), rates);
+          f.write_attr_uint32("/observed/" + observed_link_name(g), "node_type_ids", ids);
         }
         f.write_attr_string("/observed", "group_by", l.group_by);
       } else if (l.kind == LossKind::TargetFiringRate && !l.per_step && !f.exists("/target_hz")) {

@@ -24,6 +24,9 @@ struct BpttSettings {
   std::int64_t warmup_steps = 0;  // W: run from rest without gradient before the window
   int segment_steps = 1;          // C: steps per segment snapshot (train.checkpoint_interval, at most T)
   int target_blocks = 0;          // host shapes: the spike adjoint's target blocks (0: timed, "auto")
+  // The window's bands: steps [bands[k], bands[k + 1]) of the window, 0 = bands[0] < ... < bands.back() = T; the
+  // losses' windows are unions of bands. Empty: one band, the whole window.
+  std::vector<std::int64_t> bands;
   device::BackwardParams backward;
   device::KernelShape shape = device::KernelShape::Auto;
 };
@@ -41,15 +44,18 @@ class BpttEngine {
   // The forward pass of the simulator's current inputs and samples: from `carried_start` (its state continues
   // into the window, no warm-up) or from rest after the warm-up; saves the end state into `end_state` if given.
   void forward(const Snapshot* carried_start, Snapshot* end_state);
-  // Spikes per (b, i) over the window, and the voltage regularizer's raw sums over (b, t, i), of the last forward.
-  const Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace>& counts() const { return counts_; }
+  // Spikes per (band, b, i), and the voltage regularizer's raw sums over (b, t, i) of the window, of the last
+  // forward pass.
+  const Kokkos::View<std::int32_t***, Kokkos::LayoutRight, MemSpace>& band_counts() const { return counts_; }
+  int n_bands() const { return static_cast<int>(bands_.size()) - 1; }
+  const std::vector<std::int64_t>& bands() const { return bands_; }
   double vreg_range_sum() const { return vreg_range_sum_; }
   double vreg_threshold_sum() const { return vreg_threshold_sum_; }
   // v' of every (b, i) after the window's last step, of the last forward pass.
   const Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace>& terminal_v() const { return terminal_v_; }
 
-  // The reverse sweep after forward(): dL/dcount(b, i) ([B][N] row-major) from the losses; adds the gradient of
-  // every trainable surface into the store.
+  // The reverse sweep after forward(): dL/dz(t, b, i) for t in each band ([bands][B][N] row-major) from the
+  // losses; adds the gradient of every trainable surface into the store.
   void backward(const std::vector<double>& count_gradient);
   double recompute_seconds() const { return t_recompute_; }
   double backward_seconds() const { return t_backward_; }
@@ -63,10 +69,18 @@ class BpttEngine {
   void record_history(const Snapshot& snap, std::int64_t t0);
   void record_step(std::int64_t t, std::int64_t t0, int slot);
   void set_up_target_blocks();
+  // The band of absolute step t (0 for warm-up steps).
+  int band_of(std::int64_t t) const {
+    const std::int64_t w = t - W_;
+    int k = 0;
+    while (k + 2 < static_cast<int>(bands_.size()) && w >= bands_[static_cast<std::size_t>(k + 1)]) ++k;
+    return k;
+  }
   // The spike adjoint of reverse step t over the recurrent edges (in target blocks where the engine keeps them).
   auto spike_adjoint_at(std::int64_t t) const {
     device::SpikeAdjointFunctor<Real, Acc, ExecSpace> sa{
         sim_.edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D_, B_};
+    sa.a.rate_grad = Kokkos::subview(rate_grads_, band_of(t), Kokkos::ALL(), Kokkos::ALL());
     sa.tb = blocks_;
     return sa;
   }
@@ -88,8 +102,10 @@ class BpttEngine {
   device::Adjoint<Acc, MemSpace> adj_;
   device::TargetBlockedEdges<Real, MemSpace> blocks_;  // host shapes, large N: the spike adjoint's edge order
   device::TargetBlockChoice block_choice_;
-  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (b, i)
-  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> vreg_steps_;    // [T][2] voltage-regularizer sums per step
+  std::vector<std::int64_t> bands_;
+  Kokkos::View<std::int32_t***, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (band, b, i)
+  Kokkos::View<Acc***, Kokkos::LayoutRight, MemSpace> rate_grads_;       // dL/dz per (band, i, b)
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> vreg_steps_;     // [T][2] voltage-regularizer sums per step
   double vreg_range_sum_ = 0, vreg_threshold_sum_ = 0;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> terminal_v_;
   // records of the recomputed segment (samples fastest): v and r per step, and the activity of the D steps

@@ -1,5 +1,6 @@
 #include "dpointnet/train/losses.hpp"
 
+#include "dpointnet/train/emd_regularization.hpp"
 #include "dpointnet/train/rate_distribution.hpp"
 
 namespace dpointnet {
@@ -85,6 +86,9 @@ std::vector<std::unique_ptr<Loss>> make_losses(const TrainConfig& tc, const Netw
         break;
       case LossKind::RateDistribution:
         out.push_back(make_rate_distribution_loss(l, net));
+        break;
+      case LossKind::EMDWeightRegularization:
+        out.push_back(make_emd_regularization_loss(l, net));
         break;
     }
   }

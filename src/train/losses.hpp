@@ -11,7 +11,7 @@
 
 namespace dpointnet {
 
-// What the losses see after a forward pass of B samples of T steps over N neurons.
+// What the losses see after a forward pass of B samples over N neurons: counts and T of the loss's window.
 struct LossInputs {
   int B = 1;
   std::int64_t N = 0, T = 0;
@@ -63,6 +63,15 @@ class Loss {
   virtual void add_scales(RegularizerScales& s, double btn) const { (void)s, (void)btn; }
   // Whether value() reads the weights (LossInputs::weight_sq_sum): evaluated once per update, after the gradients.
   virtual bool reads_weights() const { return false; }
+  // Losses of the recurrent weights themselves (EMDWeightRegularization), evaluated once per update: add dL/dw
+  // into grad given the weights w and the initial weights w0 (all three in the recurrent projection's read order),
+  // and return the value.
+  virtual bool recurrent_weight_loss() const { return false; }
+  virtual double add_weight_gradient(const std::vector<double>& w, const std::vector<double>& w0,
+                                     std::vector<double>& grad) const {
+    (void)w, (void)w0, (void)grad;
+    return 0.0;
+  }
 
  protected:
   LossSpec spec_;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "dpointnet/inputs/input_schedule.hpp"
+#include "dpointnet/train/emd_regularization.hpp"
 #include "dpointnet/train/rate_distribution.hpp"
 #include "dpointnet/util/error.hpp"
 #include "dpointnet/util/json_fields.hpp"
@@ -119,6 +120,25 @@ fields::Field<LossSpec> target_by_node_type(const Network& net) {
   });
 }
 
+// "pre_ms", "post_ms": whole numbers of run.dt steps trimmed from the start and the end of the BPTT window.
+fields::Field<LossSpec> window(const SimulationConfig& cfg) {
+  return fields::custom<LossSpec>({"pre_ms", "post_ms"}, [&cfg](const JsonReader& r, const json& l, LossSpec& s) {
+    auto steps = [&](const char* key, double& ms, std::int64_t& out) {
+      ms = r.number(l, key, 0.0, Range::NonNegative);
+      const double x = ms / cfg.dt;
+      if (x > 2147483647.0 || std::fabs(x - std::round(x)) > 1e-9 * std::max(1.0, x))
+        r.fail(key, "must be a whole number of run.dt steps (dt = " + std::to_string(cfg.dt) + " ms)");
+      out = static_cast<std::int64_t>(std::llround(x));
+    };
+    steps("pre_ms", s.pre_ms, s.pre_steps);
+    steps("post_ms", s.post_ms, s.post_steps);
+    if (s.pre_steps + s.post_steps >= cfg.n_steps)
+      r.fail(l.contains("post_ms") ? "post_ms" : "pre_ms",
+             "pre_ms + post_ms leaves no step of the window (run.tstop is " + std::to_string(cfg.n_steps) +
+                 " steps of " + std::to_string(cfg.dt) + " ms)");
+  });
+}
+
 // The loss types: name, kind, whether a mean of per-sample terms, and the keys besides "type" and "cost".
 struct LossType {
   std::string name;
@@ -126,6 +146,11 @@ struct LossType {
   bool sample_separable;
   fields::Table<LossSpec> keys;
 };
+
+fields::Table<LossSpec> with(fields::Table<LossSpec> t, fields::Field<LossSpec> f) {
+  t.push_back(std::move(f));
+  return t;
+}
 
 std::vector<LossType> loss_types(const SimulationConfig& cfg, const Network& net) {
   using L = LossSpec;
@@ -135,13 +160,14 @@ std::vector<LossType> loss_types(const SimulationConfig& cfg, const Network& net
        true,
        {fields::number("target", &L::target, 0.0, Range::NonNegative),
         fields::choice<L, bool>("unit", &L::per_step, "Hz", {{"Hz", false}, {"spikes_per_step", true}}),
-        target_by_node_type(net)}},
+        target_by_node_type(net), window(cfg)}},
       {"VoltageRegularization",
        LossKind::VoltageRegularization,
        true,
        {fields::choice<L, bool>("mode", &L::threshold_mode, "range", {{"range", false}, {"threshold", true}})}},
       {"WeightRegularization", LossKind::WeightRegularization, true, {}},
-      {"RateDistribution", LossKind::RateDistribution, false, rate_distribution_fields(cfg, net)},
+      {"RateDistribution", LossKind::RateDistribution, false, with(rate_distribution_fields(cfg, net), window(cfg))},
+      {"EMDWeightRegularization", LossKind::EMDWeightRegularization, true, emd_regularization_fields(cfg, net)},
   };
 }
 
@@ -228,6 +254,14 @@ fields::Table<TrainConfig> train_keys(const SimulationConfig& cfg, const Network
            fields::number("sigma", &T::sigma, 0.28, Range::Positive)}),
       trainable(net),
       losses(cfg, net),
+      fields::check<T>([](const JsonReader& r, const json&, T& t) {
+        for (std::size_t q = 0; q < t.losses.size(); ++q)
+          if (t.losses[q].kind == LossKind::EMDWeightRegularization && !t.trainable.at("recurrent"))
+            r.at("train.losses[" + std::to_string(q) + "]")
+                .fail("type",
+                      "EMDWeightRegularization regularizes the recurrent weights, which are not trainable "
+                      "(train.trainable.recurrent is false)");
+      }),
       fields::object<T>("optimizer", "train.optimizer", optimizer_keys()),
   };
 }

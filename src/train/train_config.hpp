@@ -12,7 +12,14 @@
 namespace dpointnet {
 
 enum class SurrogateKind { Triangle, Gauss };
-enum class LossKind { TargetFiringRate, VoltageRegularization, WeightRegularization, RateDistribution };
+enum class LossKind {
+  TargetFiringRate,
+  VoltageRegularization,
+  WeightRegularization,
+  RateDistribution,
+  EMDWeightRegularization
+};
+enum class RatePenalty { Squared, Huber, HuberQuantile };
 
 struct LossSpec {
   LossKind kind = LossKind::TargetFiringRate;
@@ -21,18 +28,30 @@ struct LossSpec {
   // TargetFiringRate
   double target = 0.0;                            // Hz (or spikes per step)
   std::map<std::int64_t, double> target_by_type;  // node_type_id -> target
-  bool per_step = false;                          // unit "spikes_per_step"
+  bool per_step = false;                          // unit "spikes_per_step" (also RateDistribution)
+  // TargetFiringRate, RateDistribution: the steps [pre_steps, T - post_steps) of the BPTT window are read
+  double pre_ms = 0, post_ms = 0;
+  std::int64_t pre_steps = 0, post_steps = 0;
   // VoltageRegularization
   bool threshold_mode = false;  // mode "threshold" (else "range")
-  // RateDistribution: neurons grouped by a node-types column (group_by, default node_type_id): the group value of
-  // every simulated node type, and the observed rates (Hz) per group value, sorted; penalty squared, or Huber
-  // with delta
+  // RateDistribution: neurons grouped by a node-types column (group_by, default node_type_id) or by V1 cell type
+  // ("cell_type", from the node type's pop_name): the group value of every simulated node type, and the observed rates
+  // (Hz) per group, sorted (with an extra 0 when append_zero); targets the observed quantiles at (k + 0.5) / n, or
+  // sampled through the empirical quantile function with `seed`; penalty squared, Huber or Huber-quantile with delta;
+  // the sum over groups of their means, or over all neurons divided by their number (normalize_neurons); optionally
+  // only the neurons of the core (core_radius > 0, um), plus annulus_weight x the same loss on the others.
+  // EMDWeightRegularization: groups of recurrent edges by the (source, target) values of group_by.
   std::string target_file;
   std::string group_by = "node_type_id";
+  std::string rate_column = "rate_hz";
   std::map<std::int64_t, std::string> group_of_type;
   std::map<std::string, std::vector<double>> observed;
-  bool huber = false;
+  RatePenalty penalty = RatePenalty::Squared;
   double delta = 1.0;
+  bool append_zero = false, sampled_targets = false, normalize_neurons = false;
+  std::uint32_t seed = 42;
+  double core_radius = 0, annulus_weight = 0;
+  std::vector<char> core;  // per recurrent neuron (core_radius > 0)
   // Whether the loss is a mean of per-sample terms; RateDistribution is not (it pools the counts of all the
   // update's samples, reduced over replicas and micro-batches before it is evaluated).
   bool sample_separable = true;

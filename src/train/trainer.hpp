@@ -13,6 +13,7 @@
 #include "dpointnet/sim/simulator.hpp"
 #include "dpointnet/train/bptt_engine.hpp"
 #include "dpointnet/train/carried_states.hpp"
+#include "dpointnet/train/loss_windows.hpp"
 #include "dpointnet/train/losses.hpp"
 #include "dpointnet/train/optimizer.hpp"
 #include "dpointnet/train/prepared_run.hpp"
@@ -54,9 +55,9 @@ class Trainer {
   // Loss and gradients of one update on this trainer's samples first_sample + the schedule's micro-batch offsets.
   // Pooled losses (RateDistribution) see only these samples.
   StepMetrics compute_gradient(std::int64_t first_sample);
-  // With pooled losses over several replicas: spike counts per neuron summed over this trainer's samples (its
-  // forward passes; the last one is reused by compute_gradient), then the gradient from the counts summed over
-  // every replica (`pooled_samples` samples in all).
+  // With pooled losses over several replicas: spike counts per (loss window, neuron) summed over this trainer's
+  // samples (its forward passes; the last one is reused by compute_gradient), then the gradient from the counts
+  // summed over every replica (`pooled_samples` samples in all).
   bool has_pooled_loss() const;
   std::vector<double> pooled_counts(std::int64_t first_sample);
   StepMetrics compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled, double pooled_samples);
@@ -98,8 +99,9 @@ class Trainer {
   Trainer(const ExecSpace& space, const PreparedRun& run, int target_blocks, device::KernelShape shape);
   void select_micro_batch(int k);  // the inputs of micro-batch k
   void forward(int micro_batch, std::int64_t first);
-  double add_neuron_counts(const std::vector<std::int32_t>& counts, std::vector<double>& sum) const;
-  std::vector<std::int32_t> host_counts() const;
+  double add_neuron_counts(const std::vector<std::int32_t>& band_counts, std::vector<double>& sum) const;
+  std::vector<std::int32_t> host_counts() const;  // [bands][B][N] of the last forward pass
+  std::vector<double> add_recurrent_weight_losses();
 
   ExecSpace space_;
   const PreparedRun& run_;
@@ -112,6 +114,7 @@ class Trainer {
   std::unique_ptr<BpttEngine<Real, ExecSpace>> engine_;
   CarriedStates<Real, ExecSpace> carry_;
   std::vector<std::unique_ptr<Loss>> losses_;
+  LossWindows windows_;
   RegularizerScales scales_;
   std::int64_t update_ = 0;
   double last_grad_norm_ = 0, t_update_ = 0;

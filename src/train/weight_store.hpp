@@ -100,6 +100,21 @@ class WeightStore {
   }
 
   // ---- gradients ----
+  // Adds host values (read order) into surface s's gradient; fenced.
+  void add_gradient(int s, const std::vector<double>& values) {
+    auto& g = surfaces_[static_cast<std::size_t>(s)].grad;
+    const auto& order = *order_[static_cast<std::size_t>(s)];
+    if (g.extent(0) != values.size() || values.size() != order.size())
+      throw std::runtime_error("surface " + (*this)[s].name + ": " + std::to_string(values.size()) +
+                               " gradient values for " + std::to_string(g.extent(0)) + " trainable edges");
+    auto h = Kokkos::create_mirror_view(g);
+    Kokkos::deep_copy(space_, h, g);
+    space_.fence();
+    for (std::size_t k = 0; k < order.size(); ++k)
+      h(k) += static_cast<Real>(values[static_cast<std::size_t>(order[k])]);
+    Kokkos::deep_copy(space_, g, h);
+    space_.fence();
+  }
   // Launched on the store's instance, not fenced.
   void zero_gradients() {
     for (auto& s : surfaces_)

@@ -2,6 +2,7 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,14 @@ BpttEngine<Real, ExecSpace>::BpttEngine(const ExecSpace& space, Simulator<Real, 
   adj_.gQ = decltype(adj_.gQ)(alloc("adjoint.gQ"), R_, N, B_);
   adj_.gu = decltype(adj_.gu)(alloc("adjoint.gu"), D_, R_, N, B_);
   adj_.gz = decltype(adj_.gz)(alloc("adjoint.gz"), N, B_);
-  adj_.rate_grad = decltype(adj_.rate_grad)(alloc("adjoint.rate_grad"), N, B_);
-  counts_ = decltype(counts_)(alloc("train.spike_counts"), B_, N);
+  bands_ = settings.bands.empty() ? std::vector<std::int64_t>{0, T_} : settings.bands;
+  for (std::size_t k = 0; k + 1 < bands_.size(); ++k)
+    if (bands_[k] >= bands_[k + 1]) throw std::logic_error("the window's bands must increase");
+  if (bands_.size() < 2 || bands_.front() != 0 || bands_.back() != T_)
+    throw std::logic_error("the window's bands must run from 0 to the window's length");
+  const std::size_t K = bands_.size() - 1;
+  rate_grads_ = decltype(rate_grads_)(alloc("adjoint.rate_grad"), K, N, B_);
+  counts_ = decltype(counts_)(alloc("train.spike_counts"), K, B_, N);
   vreg_steps_ = decltype(vreg_steps_)(alloc("train.vreg_per_step"), T_, 2);
   terminal_v_ = decltype(terminal_v_)(alloc("train.terminal_v"), B_, N);
   rec_.v = decltype(rec_.v)(alloc("segment.v"), C_, N, B_);
@@ -57,7 +64,7 @@ void BpttEngine<Real, ExecSpace>::forward(const Snapshot* carried_start, Snapsho
   device::fill(space_, counts_, 0);
   const bool need_v = bp_.vreg_range_scale > 0 || bp_.vreg_threshold_scale > 0;
   using Stats = device::ForwardStatsFunctor<Real, ExecSpace>;
-  Stats stats{counts_, sim_.z_ring(), sim_.training_v(), N_, 0};
+  Stats stats{Kokkos::subview(counts_, 0, Kokkos::ALL(), Kokkos::ALL()), sim_.z_ring(), sim_.training_v(), N_, 0};
   // The last segment is recorded as it runs (its records are what the reverse sweep needs first), so the
   // backward pass does not recompute it.
   std::int64_t t0_recorded = -1;
@@ -76,6 +83,7 @@ void BpttEngine<Real, ExecSpace>::forward(const Snapshot* carried_start, Snapsho
   // round trip)
   sim_.set_step_hook([&](std::int64_t t, int slot) {
     stats.slot = slot;
+    stats.counts = Kokkos::subview(counts_, band_of(t), Kokkos::ALL(), Kokkos::ALL());
     device::forward_stats(space_, stats, B_, need_v, Kokkos::subview(vreg_steps_, t - W_, Kokkos::ALL()), shape_);
     if (t0_recorded >= 0) record_step(t, t0_recorded, slot);
   });
@@ -108,12 +116,17 @@ void BpttEngine<Real, ExecSpace>::forward(const Snapshot* carried_start, Snapsho
 
 template <class Real, class ExecSpace>
 void BpttEngine<Real, ExecSpace>::backward(const std::vector<double>& count_gradient) {
-  auto hg = Kokkos::create_mirror_view(adj_.rate_grad);
+  const std::size_t K = rate_grads_.extent(0), BN = static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_);
+  if (count_gradient.size() != K * BN)
+    throw std::logic_error("the count gradient has " + std::to_string(count_gradient.size()) +
+                           " values, not bands x B x N");
+  auto hg = Kokkos::create_mirror_view(rate_grads_);
   space_.fence();  // on a host backend hg is the view itself
-  for (int b = 0; b < B_; ++b)
-    for (std::int64_t i = 0; i < N_; ++i)
-      hg(i, b) = static_cast<Acc>(count_gradient[static_cast<std::size_t>(b * N_ + i)]);
-  Kokkos::deep_copy(space_, adj_.rate_grad, hg);
+  for (std::size_t k = 0; k < K; ++k)
+    for (int b = 0; b < B_; ++b)
+      for (std::int64_t i = 0; i < N_; ++i)
+        hg(k, i, b) = static_cast<Acc>(count_gradient[k * BN + static_cast<std::size_t>(b * N_ + i)]);
+  Kokkos::deep_copy(space_, rate_grads_, hg);
   Kokkos::deep_copy(space_, adj_.gV, Acc(0));
   Kokkos::deep_copy(space_, adj_.gP, Acc(0));
   Kokkos::deep_copy(space_, adj_.gQ, Acc(0));
