@@ -5,35 +5,28 @@ import numpy as np
 import torch
 
 from .autograd_ops import DTYPE
+from .v1_losses import loss_window, rate_distribution_loss, emd_loss
 
 
 def compute_losses(specs, z, v, dt, wsurf, w0surf, trainable, surface_names):
     """Return (total tensor, {name: tensor}, rate_mean_hz float). z, v: [B, T, N]."""
-    T = z.shape[1]
     terms = {}
     for L in specs:
         ty, cost = L['type'], L['cost']
         if ty == 'TargetFiringRate':
+            zw = loss_window(z, L, dt)      # pre_ms/post_ms: T = the steps read
+            T = zw.shape[1]
             if L['unit'] == 'Hz':
-                rate = 1000.0 * z.sum(1) / (T * dt)
+                rate = 1000.0 * zw.sum(1) / (T * dt)
             else:
-                rate = z.sum(1) / T
+                rate = zw.sum(1) / T
             target = torch.as_tensor(L['target_vec'])
             val = cost * ((rate - target) ** 2).mean()
         elif ty == 'RateDistribution':
-            # pooled over the whole batch and the window: per node type, the sorted rates (torch's stable sort,
-            # differentiated by autograd) against the observed quantiles at (k + 0.5) / n
-            rate = 1000.0 * z.sum((0, 1)) / (z.shape[0] * T * dt)
-            val = torch.zeros((), dtype=DTYPE)
-            for idx, q in L['groups']:
-                d = torch.sort(rate[torch.as_tensor(idx)], stable=True).values - torch.as_tensor(q)
-                if L['penalty'] == 'huber':
-                    a, delta = torch.abs(d), L['delta']
-                    pen = torch.where(a <= delta, 0.5 * d * d, delta * (a - 0.5 * delta))
-                else:
-                    pen = d * d
-                val = val + pen.mean()
-            val = cost * val
+            # pooled over the whole batch and the window; sorted per group by torch's stable sort (v1_losses.py)
+            val = rate_distribution_loss(L, z, dt)
+        elif ty == 'EMDWeightRegularization':   # the recurrent surface against its initial weights
+            val = emd_loss(L, wsurf['recurrent'], w0surf['recurrent'])
         elif ty == 'VoltageRegularization':
             if L['mode'] == 'range':
                 val = cost * (torch.relu(torch.abs(v - 0.5) - 0.5) ** 2).mean()

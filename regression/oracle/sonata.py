@@ -170,6 +170,9 @@ def load_nodes(nodes_file, node_types_file, components):
                             v.item() if hasattr(v, 'item') else v)
                 pop.params.append(params)
                 pop.params_file.append(pfile if pfile else '%s (node type %d)' % (node_types_file, t))
+            # per-node attributes (cell_types.node_attribute): group datasets by node_group_id/index
+            pop.node_group_id, pop.node_group_index = gid, gidx
+            pop.group_props = {k: v[0] for k, v in groups.items()}
             kinds = set('virtual' if m == 'virtual' else 'sim' for m in pop.model_type)
             if len(kinds) > 1:
                 raise SonataError('%s: population %s mixes virtual and simulated nodes' % (nodes_file, pname))

@@ -1,6 +1,7 @@
 """Writer of tiny SONATA networks for the self-tests (one recurrent population "rec", any number of
 virtual populations, edges with per-edge syn_weight / delay / nsyns in the h5 and receptor ports via
-synaptic dynamics_params)."""
+synaptic dynamics_params); optionally extra node types columns (e.g. pop_name) and per-node attributes
+(e.g. x, z) of the recurrent population."""
 import json
 import os
 
@@ -16,7 +17,12 @@ GLIF = {"V_m": -70.0, "V_th": -50.0, "g": 5.0, "E_L": -70.0, "C_m": 50.0, "t_ref
 IAF = {"I_e": 0.0, "tau_m": 20.0, "C_m": 100.0, "t_ref": 3.0, "E_L": -70.0, "V_th": -50.0, "V_reset": -60.0}
 
 
-def _nodes(path, pop, type_ids):
+def _cell(v):
+    v = str(v)
+    return '"%s"' % v if ' ' in v else v
+
+
+def _nodes(path, pop, type_ids, attrs=None):
     n = len(type_ids)
     with h5py.File(path, 'w') as h:
         g = h.create_group('nodes/' + pop)
@@ -24,27 +30,37 @@ def _nodes(path, pop, type_ids):
         g.create_dataset('node_type_id', data=np.asarray(type_ids, np.uint32))
         g.create_dataset('node_group_id', data=np.zeros(n, np.uint32))
         g.create_dataset('node_group_index', data=np.arange(n, dtype=np.uint64))
-        g.create_group('0')
+        g0 = g.create_group('0')
+        for k, v in (attrs or {}).items():
+            if isinstance(v[0], str):
+                g0.create_dataset(k, data=np.array(v, dtype=object), dtype=h5py.string_dtype())
+            else:
+                g0.create_dataset(k, data=np.asarray(v, np.float64))
 
 
-def make_network(d, cells, virtual, edges, run, inputs, spikes=None, train=None):
+def make_network(d, cells, virtual, edges, run, inputs, spikes=None, train=None, type_columns=None,
+                 node_attrs=None):
     """cells: list of (template, params, node_type_id); virtual: list of (name, n);
     edges: list of (source population, src, tgt, syn_weight, delay, receptor, nsyns), written as
     one edge population per source population, in order of first appearance;
-    spikes: {virtual pop: {node: [times]}} written to d/spk_<pop>.h5 (input_file "spk_<pop>.h5").
+    spikes: {virtual pop: {node: [times]}} written to d/spk_<pop>.h5 (input_file "spk_<pop>.h5");
+    type_columns: {column: {node_type_id: value}} extra columns of rec_types.csv (quoted when holding spaces);
+    node_attrs: {name: per-cell values (numbers or str)} datasets of the rec nodes' group 0.
     Returns the path of the (single-file) config."""
     os.makedirs(os.path.join(d, 'cells'), exist_ok=True)
     os.makedirs(os.path.join(d, 'syn'), exist_ok=True)
-    lines = ['node_type_id model_type model_template dynamics_params']
+    extra = list(type_columns or {})
+    lines = [' '.join(['node_type_id model_type model_template dynamics_params'] + extra)]
     seen = set()
     for i, (tmpl, params, ntid) in enumerate(cells):
         if ntid in seen:
             continue
         seen.add(ntid)
         json.dump(params, open(os.path.join(d, 'cells/t%d.json' % ntid), 'w'))
-        lines.append('%d point_neuron %s t%d.json' % (ntid, tmpl, ntid))
+        lines.append(' '.join(['%d point_neuron %s t%d.json' % (ntid, tmpl, ntid)]
+                              + [_cell(type_columns[c][ntid]) for c in extra]))
     open(os.path.join(d, 'rec_types.csv'), 'w').write('\n'.join(lines) + '\n')
-    _nodes(os.path.join(d, 'rec_nodes.h5'), 'rec', [c[2] for c in cells])
+    _nodes(os.path.join(d, 'rec_nodes.h5'), 'rec', [c[2] for c in cells], node_attrs)
     nodes = [{"nodes_file": "$D/rec_nodes.h5", "node_types_file": "$D/rec_types.csv"}]
     open(os.path.join(d, 'virt_types.csv'), 'w').write('node_type_id model_type\n1 virtual\n')
     for name, n in virtual:

@@ -2,14 +2,16 @@
 import numpy as np
 
 from .autograd_ops import TrainError
+from . import v1_losses
 
 
-LOSS_TYPES = ('TargetFiringRate', 'VoltageRegularization', 'WeightRegularization', 'RateDistribution')
+LOSS_TYPES = ('TargetFiringRate', 'VoltageRegularization', 'WeightRegularization', 'RateDistribution',
+              'EMDWeightRegularization')
 
 
-def read_observed_rates(path, group_by='node_type_id'):
-    """{group value (str): sorted rates (Hz)} from a whitespace table (<group_by> rate_hz) or an HDF5 file
-    (/node_type_id + /rate_hz, or one dataset /observed/<value> per group)."""
+def read_observed_rates(path, group_by='node_type_id', rate_column='rate_hz'):
+    """{group value (str): sorted rates (Hz)} from a space-separated table (columns group_by and rate_column,
+    "quoted values", NaN rates skipped) or an HDF5 file (/node_type_id + /rate_hz, or /observed/<value>)."""
     if path.endswith('.h5') or path.endswith('.hdf5'):
         import h5py
         with h5py.File(path, 'r') as f:
@@ -18,13 +20,7 @@ def read_observed_rates(path, group_by='node_type_id'):
             keys = np.array([str(int(t)) for t in f['node_type_id'][()]], dtype=object)
             hz = np.asarray(f['rate_hz'][()], np.float64)
     else:
-        with open(path) as f:
-            rows = [ln.split() for ln in f if ln.strip()]
-        head = rows[0]
-        ci, cr = head.index(group_by), head.index('rate_hz')
-        conv = (lambda v: str(int(v))) if group_by == 'node_type_id' else str
-        keys = np.array([conv(r[ci]) for r in rows[1:]], dtype=object)
-        hz = np.array([float(r[cr]) for r in rows[1:]], np.float64)
+        return v1_losses.read_rate_table(path, group_by, rate_column)
     return {k: np.sort(hz[keys == k]) for k in sorted(set(keys.tolist()))}
 
 
@@ -71,6 +67,7 @@ class TrainConfig:
                 if unit not in ('Hz', 'spikes_per_step'):
                     raise TrainError('train.losses[%d]: unit %r must be "Hz" or "spikes_per_step"' % (i, unit))
                 spec['unit'] = unit
+                spec['pre_ms'], spec['post_ms'] = float(L.get('pre_ms', 0.0)), float(L.get('post_ms', 0.0))
                 if 'target_by_node_type' in L:
                     m = {int(k): float(v) for k, v in L['target_by_node_type'].items()}
                     missing = sorted(set(model.node_type_id.tolist()) - set(m))
@@ -84,15 +81,10 @@ class TrainConfig:
                     raise TrainError('train.losses[%d]: TargetFiringRate needs target or target_by_node_type' % i)
             elif ty == 'RateDistribution':
                 group_by = L.get('group_by', 'node_type_id')
-                obs = read_observed_rates(L['target_file'], group_by)
-                spec['penalty'] = L.get('penalty', 'squared')
-                spec['delta'] = float(L.get('delta', 1.0))
-                spec['groups'] = []
-                col = model.node_type_column(group_by)
-                for g in sorted(set(col.tolist())):
-                    idx = np.nonzero(col == g)[0]
-                    p = (np.arange(len(idx)) + 0.5) / len(idx)
-                    spec['groups'].append((idx, np.quantile(obs[g], p, method='linear')))
+                obs = read_observed_rates(L['target_file'], group_by, L.get('rate_column', 'rate_hz'))
+                spec.update(v1_losses.rate_distribution_spec(L, model, obs, 'train.losses[%d]' % i))
+            elif ty == 'EMDWeightRegularization':
+                spec.update(v1_losses.emd_spec(L, model, 'train.losses[%d]' % i))
             elif ty == 'VoltageRegularization':
                 mode = L.get('mode', 'range')
                 if mode not in ('range', 'threshold'):

@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""A tiny network and training config that use every key of the V1 papers' losses (for the C++ comparison).
+
+usage: /usr/bin/python3 regression/v1_loss_fixture.py OUT_DIR [--tstop MS] [--batch B]   (defaults 40, 2)
+Writes OUT_DIR/config.json (SONATA config with a "train" section; manifest $D = OUT_DIR as an absolute path, so
+the config may be copied elsewhere; run dt 1 ms, seed 5),
+the network (12 glif_psc neurons "rec" with node types column pop_name and nodes x, z; virtual "vin" with a
+spike file and Poisson noise; 44 recurrent edges), and OUT_DIR/observed_rates.csv (a Neuropixels-style table:
+quoted "cell_type", Ave_Rate(Hz) and Spont_Rate(Hz) with NaN entries, no Ave_Rate for L1 Htr3a). Prints the
+config path. write_fixture(d, T, B) does the same from Python; v1_losses(target_file) returns the loss list.
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from oracle.tinynet import make_network, GLIF    # noqa: E402
+
+GLIF2 = dict(GLIF, tau_syn=[3.0, 6.0], asc_amps=[-5.0, 2.0], asc_decay=[0.2, 0.05], t_ref=3.0, C_m=60.0)
+# node type -> (pop_name, params); merged types L2/3 Exc, L2/3 PV, L4 Exc, L5 Exc (ET + IT), L5 SST, L1 Htr3a
+TYPES = {110: ('e23Cux2', GLIF), 111: ('i23Pvalb', GLIF2), 112: ('e4Rorb', GLIF), 113: ('e5ET', GLIF),
+         114: ('e5IT', GLIF2), 115: ('i5Sst', GLIF2), 116: ('i1Htr3a', GLIF)}
+NODE_TYPES = [110, 110, 110, 111, 111, 112, 112, 113, 114, 115, 116, 110]
+# x, z (um): core radius 100 leaves neurons 2, 4, 6, 8 and 11 in the annulus
+XZ = [(10.0, 20.0), (-50.0, 30.0), (120.0, 0.0), (0.0, -60.0), (90.0, 90.0), (30.0, 30.0), (-20.0, -150.0),
+      (40.0, -70.0), (200.0, 10.0), (-60.0, 60.0), (5.0, 5.0), (0.0, 100.0)]
+OBSERVED = {'L2/3 Exc': (3.0, 12), 'L2/3 PV': (12.0, 8), 'L4 Exc': (5.0, 10), 'L5 Exc': (8.0, 15),
+            'L5 SST': (10.0, 6), 'L5 PV': (15.0, 5), 'L1 Htr3a': (None, 4)}
+
+
+def write_observed(path, seed=3):
+    """Neuropixels-style table (space-separated, quoted cell_type): per type, log-normal rates around the given
+    mean; every 4th Spont_Rate(Hz) NaN; L1 Htr3a rows have NaN Ave_Rate(Hz)."""
+    rng = np.random.default_rng(seed)
+    lines = ['ecephys_unit_id DSI Ave_Rate(Hz) cell_type Spont_Rate(Hz)']
+    uid = 950000000
+    for ct, (mean, n) in OBSERVED.items():
+        for k in range(n):
+            uid += 1
+            ave = 'NaN' if mean is None else repr(float(rng.lognormal(np.log(mean), 0.7)))
+            spont = 'NaN' if k % 4 == 3 else repr(float(rng.lognormal(np.log(4.0), 0.5)))
+            lines.append('%d %s %s "%s" %s' % (uid, 'NaN' if k % 3 else '0.1', ave, ct, spont))
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+def v1_losses(target_file):
+    """Every key of the V1 losses: the paper's rate distribution (sampled, huber_quantile, spikes_per_step, per
+    neuron, windows, core + annulus), a second one (quantiles, huber, Hz, per group, NaN-skipping column), a
+    windowed TargetFiringRate and EMDWeightRegularization."""
+    return [{"type": "TargetFiringRate", "cost": 1e-4, "target": 20.0, "pre_ms": 5.0, "post_ms": 3.0},
+            {"type": "RateDistribution", "cost": 100.0, "target_file": target_file, "group_by": "cell_type",
+             "rate_column": "Ave_Rate(Hz)", "append_zero": True, "targets": "sampled", "seed": 7,
+             "penalty": "huber_quantile", "delta": 0.002, "unit": "spikes_per_step", "normalize": "neurons",
+             "pre_ms": 10.0, "post_ms": 2.0, "core_radius": 100.0, "annulus_weight": 0.3},
+            {"type": "RateDistribution", "cost": 0.01, "target_file": target_file, "group_by": "cell_type",
+             "rate_column": "Spont_Rate(Hz)", "targets": "quantiles", "penalty": "huber", "delta": 5.0,
+             "unit": "Hz", "normalize": "per_group", "pre_ms": 4.0},
+            {"type": "VoltageRegularization", "cost": 0.1, "mode": "range"},
+            {"type": "EMDWeightRegularization", "cost": 10.0, "group_by": "cell_type"}]
+
+
+def edges(seed=11):
+    """vin -> each neuron (strong enough to make it spike), 44 distinct recurrent edges without self-loops."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(len(NODE_TYPES)):
+        port = 1 if i % 2 == 0 else 2
+        out.append(('vin', i % 3, i, float(rng.uniform(40, 90)), 1.0, port, 1))
+    pairs = set()
+    while len(pairs) < 44:
+        s, t = (int(v) for v in rng.integers(0, len(NODE_TYPES), 2))
+        if s != t:
+            pairs.add((s, t))
+    for s, t in sorted(pairs, key=lambda p: (p[1], p[0])):
+        nports = len(TYPES[NODE_TYPES[t]][1]['tau_syn'])
+        w = float(rng.uniform(5, 30)) * (-1.0 if TYPES[NODE_TYPES[s]][0][0] == 'i' else 1.0)
+        out.append(('rec', s, t, w, float(rng.integers(1, 4)), int(rng.integers(1, nports + 1)), 1))
+    return out
+
+
+SPIKES = {'vin': {0: [1.0, 4.0, 5.0, 9.0, 13.0, 14.0, 18.0, 22.0, 25.0, 31.0, 36.0],
+                  1: [2.0, 3.0, 10.0, 16.0, 24.0, 28.0, 35.0], 2: [1.0, 2.0, 3.0, 6.0, 8.0, 12.0, 20.0, 21.0, 33.0]}}
+INPUTS = {"stim": {"input_type": "spikes", "module": "sonata", "input_file": "$D/spk_vin.h5", "node_set": "vin"},
+          "noise": {"input_type": "poisson", "rate": 150.0, "node_set": "vin"}}
+
+
+def write_fixture(d, T=40.0, B=2, train_extra=None):
+    """Network, observed table and config in d; returns the config path."""
+    os.makedirs(d, exist_ok=True)
+    target = os.path.join(os.path.abspath(d), 'observed_rates.csv')
+    write_observed(target)
+    train = {"surrogate": {"type": "triangle", "dampening_factor": 0.3, "sigma": 0.28},
+             "voltage_gradient_dampening": 0.5, "recurrent_dampening_factor": 0.1,
+             "trainable": {"recurrent": True, "vin": True}, "losses": v1_losses(target),
+             "optimizer": {"type": "adam", "lr": 0.01}}
+    train.update(train_extra or {})
+    cells = [('nest:glif_psc', TYPES[t][1], t) for t in NODE_TYPES]
+    path = make_network(d, cells, [('vin', 3)], edges(), {"dt": 1.0, "tstop": T, "seed": 5, "batch_size": B},
+                        INPUTS, SPIKES, train, type_columns={'pop_name': {t: p for t, (p, _) in TYPES.items()}},
+                        node_attrs={'x': [p[0] for p in XZ], 'z': [p[1] for p in XZ]})
+    with open(path) as f:
+        conf = json.load(f)
+    conf['manifest']['$D'] = os.path.abspath(d)
+    with open(path, 'w') as f:
+        json.dump(conf, f, indent=1)
+    return path
+
+
+if __name__ == '__main__':
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('out_dir')
+    ap.add_argument('--tstop', type=float, default=40.0, help='run.tstop in ms (dt 1 ms)')
+    ap.add_argument('--batch', type=int, default=2, help='run.batch_size')
+    a = ap.parse_args()
+    print(write_fixture(a.out_dir, a.tstop, a.batch))
