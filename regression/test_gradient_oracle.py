@@ -93,13 +93,26 @@ def main():
     ap.add_argument("--dynamics", choices=["discrete", "nest"], default="discrete", help="run.dynamics")
     ap.add_argument("--iaf", action="store_true",
                     help="inhibitory types as iaf_psc_alpha with I_e, V_min, V_m (with --dynamics nest)")
+    ap.add_argument("--v1-fixture", action="store_true",
+                    help="the V1 papers' losses on regression/v1_loss_fixture.py's network and config (windows, "
+                         "cell types, core + annulus, sampled targets, huber_quantile, EMD) instead of a generated one")
     ap.add_argument("--per-node-dynamics", action="store_true",
                     help="every V1 node its own V_th, C_m, tau_syn, asc_amps (SONATA per-node dynamics_params)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_grad_")
-    passed = failed = 0
     try:
         net = os.path.join(tmp, "net")
+        if args.v1_fixture:
+            sys.path.insert(0, HERE)
+            from v1_loss_fixture import write_fixture
+            with open(write_fixture(net, T=float(args.steps), B=args.batch)) as f:
+                cfg = json.load(f)
+            cfg["inputs"].pop("noise")  # one input per virtual population in dpointnet: the spike file
+            cfg["run"].update({"seed": 99, "precision": args.precision, "dynamics": args.dynamics})
+            cfg["output"] = {"output_dir": os.path.join(tmp, "out")}
+            cfg["train"].update({"steps": 1, "checkpoint_interval": args.checkpoint_interval,
+                                 "accumulate": args.accumulate})
+            return compare(args, tmp, cfg)
         run([args.bin, "generate", "--out", net, "--neurons", str(args.neurons), "--seed", "5", "--lgn-rate", "20"])
         if args.double_alpha:
             make_double_alpha(net)
@@ -143,42 +156,48 @@ def main():
                                            "penalty": args.rate_distribution, "delta": 4.0})
             if args.group_by:
                 cfg["train"]["losses"][-1]["group_by"] = args.group_by
-        cpath = os.path.join(tmp, "train.json")
-        with open(cpath, "w") as f:
-            json.dump(cfg, f, indent=1)
-        run([args.bin, "train", cpath, "--gradient-check", os.path.join(tmp, "cpp.h5"), "--gradient-check-updates",
-             str(args.updates)])
-        run(["/usr/bin/python3", os.path.join(HERE, "run_grad_oracle.py"), cpath, "--out", os.path.join(tmp, "ref.h5"),
-             "--updates", str(args.updates)])
-        with h5py.File(os.path.join(tmp, "cpp.h5"), "r") as c, h5py.File(os.path.join(tmp, "ref.h5"), "r") as r:
-            checks = []
-            for k in range(args.updates):
-                for name in r["loss"]:
-                    a, b = float(c["loss"][name][k]), float(r["loss"][name][k])
-                    err = abs(a - b) / abs(b) if b != 0 else abs(a - b)
-                    checks.append((f"update {k + 1} loss {name}", err, args.tol_loss, f"{a:.12g} vs {b:.12g}"))
-            for s in r["grad"]:
-                g_c, g_r = c["grad"][s][()], r["grad"][s][()]
-                checks.append((f"grad {s} ({len(g_r)} edges)", rel_l2(g_c, g_r), args.tol_grad,
-                               f"|g| {np.linalg.norm(g_r):.6g}"))
-            for s in r["weights"]:
-                w_c, w_r = c["weights"][s][()], r["weights"][s][()]
-                checks.append((f"weights {s} before", rel_l2(w_c[0], w_r[0]), 1e-12 if args.precision == "float64" else 1e-6, ""))
-                for k in range(1, args.updates + 1):
-                    d_c, d_r = w_c[k] - w_c[k - 1], w_r[k] - w_r[k - 1]
-                    err = rel_l2(d_c, d_r) if np.any(d_r != 0) else rel_l2(w_c[k], w_r[k])
-                    checks.append((f"Adam update {k} {s}", err, args.tol_grad, ""))
-            print(f"  rate: dpointnet {float(c['rate_mean_hz'][0]):.4f} Hz, oracle {float(r['rate_mean_hz'][0]):.4f} Hz")
-            worst = 0.0
-            for name, err, tol, info in checks:
-                ok = err <= tol
-                worst = max(worst, err)
-                print(f"  {'ok  ' if ok else 'FAIL'} {name}: relative error {err:.3e} (tolerance {tol:g}) {info}")
-                passed += ok
-                failed += not ok
-            print(f"  worst relative error {worst:.3e}")
+        return compare(args, tmp, cfg)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def compare(args, tmp, cfg):
+    """Trains with both sides on config `cfg` and compares losses, gradients and updates; the exit status."""
+    passed = failed = 0
+    cpath = os.path.join(tmp, "train.json")
+    with open(cpath, "w") as f:
+        json.dump(cfg, f, indent=1)
+    run([args.bin, "train", cpath, "--gradient-check", os.path.join(tmp, "cpp.h5"), "--gradient-check-updates",
+         str(args.updates)])
+    run(["/usr/bin/python3", os.path.join(HERE, "run_grad_oracle.py"), cpath, "--out", os.path.join(tmp, "ref.h5"),
+         "--updates", str(args.updates)])
+    with h5py.File(os.path.join(tmp, "cpp.h5"), "r") as c, h5py.File(os.path.join(tmp, "ref.h5"), "r") as r:
+        checks = []
+        for k in range(args.updates):
+            for name in r["loss"]:
+                a, b = float(c["loss"][name][k]), float(r["loss"][name][k])
+                err = abs(a - b) / abs(b) if b != 0 else abs(a - b)
+                checks.append((f"update {k + 1} loss {name}", err, args.tol_loss, f"{a:.12g} vs {b:.12g}"))
+        for s in r["grad"]:
+            g_c, g_r = c["grad"][s][()], r["grad"][s][()]
+            checks.append((f"grad {s} ({len(g_r)} edges)", rel_l2(g_c, g_r), args.tol_grad,
+                           f"|g| {np.linalg.norm(g_r):.6g}"))
+        for s in r["weights"]:
+            w_c, w_r = c["weights"][s][()], r["weights"][s][()]
+            checks.append((f"weights {s} before", rel_l2(w_c[0], w_r[0]), 1e-12 if args.precision == "float64" else 1e-6, ""))
+            for k in range(1, args.updates + 1):
+                d_c, d_r = w_c[k] - w_c[k - 1], w_r[k] - w_r[k - 1]
+                err = rel_l2(d_c, d_r) if np.any(d_r != 0) else rel_l2(w_c[k], w_r[k])
+                checks.append((f"Adam update {k} {s}", err, args.tol_grad, ""))
+        print(f"  rate: dpointnet {float(c['rate_mean_hz'][0]):.4f} Hz, oracle {float(r['rate_mean_hz'][0]):.4f} Hz")
+        worst = 0.0
+        for name, err, tol, info in checks:
+            ok = err <= tol
+            worst = max(worst, err)
+            print(f"  {'ok  ' if ok else 'FAIL'} {name}: relative error {err:.3e} (tolerance {tol:g}) {info}")
+            passed += ok
+            failed += not ok
+        print(f"  worst relative error {worst:.3e}")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

@@ -6,7 +6,7 @@ Writes OUT_DIR/config.json (SONATA config with a "train" section; manifest $D = 
 the config may be copied elsewhere; run dt 1 ms, seed 5),
 the network (12 glif_psc neurons "rec" with node types column pop_name and nodes x, z; virtual "vin" with a
 spike file and Poisson noise; 44 recurrent edges), and OUT_DIR/observed_rates.csv (a Neuropixels-style table:
-quoted "cell_type", Ave_Rate(Hz) and Spont_Rate(Hz) with NaN entries, no Ave_Rate for L1 Htr3a). Prints the
+quoted "cell_type", Ave_Rate(Hz) and Spont_Rate(Hz) with NaN entries). Prints the
 config path. write_fixture(d, T, B) does the same from Python; v1_losses(target_file) returns the loss list.
 """
 import argparse
@@ -30,19 +30,20 @@ NODE_TYPES = [110, 110, 110, 111, 111, 112, 112, 113, 114, 115, 116, 110]
 XZ = [(10.0, 20.0), (-50.0, 30.0), (120.0, 0.0), (0.0, -60.0), (90.0, 90.0), (30.0, 30.0), (-20.0, -150.0),
       (40.0, -70.0), (200.0, 10.0), (-60.0, 60.0), (5.0, 5.0), (0.0, 100.0)]
 OBSERVED = {'L2/3 Exc': (3.0, 12), 'L2/3 PV': (12.0, 8), 'L4 Exc': (5.0, 10), 'L5 Exc': (8.0, 15),
-            'L5 SST': (10.0, 6), 'L5 PV': (15.0, 5), 'L1 Htr3a': (None, 4)}
+            'L5 SST': (10.0, 6), 'L5 PV': (15.0, 5), 'L1 Htr3a': (2.0, 6)}
 
 
 def write_observed(path, seed=3):
     """Neuropixels-style table (space-separated, quoted cell_type): per type, log-normal rates around the given
-    mean; every 4th Spont_Rate(Hz) NaN; L1 Htr3a rows have NaN Ave_Rate(Hz)."""
+    mean; every 4th Spont_Rate(Hz) and every 5th Ave_Rate(Hz) NaN."""
     rng = np.random.default_rng(seed)
     lines = ['ecephys_unit_id DSI Ave_Rate(Hz) cell_type Spont_Rate(Hz)']
     uid = 950000000
     for ct, (mean, n) in OBSERVED.items():
         for k in range(n):
             uid += 1
-            ave = 'NaN' if mean is None else repr(float(rng.lognormal(np.log(mean), 0.7)))
+            ave = repr(float(rng.lognormal(np.log(mean), 0.7)))
+            ave = 'NaN' if k % 5 == 4 else ave
             spont = 'NaN' if k % 4 == 3 else repr(float(rng.lognormal(np.log(4.0), 0.5)))
             lines.append('%d %s %s "%s" %s' % (uid, 'NaN' if k % 3 else '0.1', ave, ct, spont))
     with open(path, 'w') as f:

@@ -138,6 +138,8 @@ def rate_distribution_spec(L, model, obs, where):
         for g in sorted(set(col[mask].tolist())):
             idx = np.nonzero((col == g) & mask)[0]
             R = np.asarray(obs.get(g, np.zeros(0)), np.float64)
+            if len(R) == 0:
+                raise TrainError('%s: no observed rate for group %r (%s)' % (where, g, L.get('target_file')))
             if append_zero:
                 R = np.append(R, 0.0)
             if len(R) == 0:

@@ -170,6 +170,11 @@ def m_rate_distribution(rows=None, **keys):
 ALL_TYPES = "node_type_id rate_hz\n" + "".join(f"{t} 5.0\n" for t in range(1000))
 
 
+def m_emd_frozen(s):
+    s.train["trainable"]["recurrent"] = False
+    s.train["losses"].append({"type": "EMDWeightRegularization", "cost": 1.0, "group_by": "ei"})
+
+
 def m_surrogate_type(s):
     s.train["surrogate"] = {"type": "sigmoid", "dampening_factor": 0.3}
 
@@ -235,6 +240,17 @@ case("rate_distribution_group_by_unknown_column", m_rate_distribution("layer rat
      ["layer"], ["column is missing", "group_by"], [], files=("node_types.csv",))
 case("rate_distribution_group_by_missing_value", m_rate_distribution("ei rate_hz\ne 5.0\n", group_by="ei"),
      ["target_file"], ["no observed rates of ei \"i\""], ["train.losses[1]"])
+case("rate_distribution_cell_type_not_v1_name", m_rate_distribution(ALL_TYPES, group_by="cell_type"), ["pop_name"],
+     ["not a V1 population name"], [], files=("node_types.csv",))
+case("rate_distribution_rate_column_missing", m_rate_distribution(ALL_TYPES, rate_column="Ave_Rate(Hz)"),
+     ["Ave_Rate(Hz)"], ["column is missing"], [], files=("observed_rates.csv",))
+case("rate_distribution_annulus_without_core", m_rate_distribution(ALL_TYPES, annulus_weight=0.5), ["annulus_weight"],
+     ["needs core_radius"], ["train.losses[1]"])
+case("rate_distribution_empty_core", m_rate_distribution(ALL_TYPES, core_radius=1e-6), ["core_radius"],
+     ["no neuron lies within"], ["train.losses[1]"])
+case("loss_window_leaves_no_step", m_loss("post_ms", 20.0), ["post_ms"], ["leaves no step"], ["train.losses[0]"])
+case("loss_window_not_whole_steps", m_loss("pre_ms", 2.5), ["pre_ms"], ["whole number"], ["train.losses[0]"])
+case("emd_recurrent_frozen", m_emd_frozen, ["type"], ["not trainable"], ["train.losses[1]"])
 case("checkpoint_interval_zero", m_train("checkpoint_interval", 0), ["checkpoint_interval"], [">= 1"], ["train"])
 case("accumulate_zero", m_train("accumulate", 0), ["accumulate"], [">= 1"], ["train"])
 case("accumulate_not_integer", m_train("accumulate", 1.5), ["accumulate"], ["integer"], ["train"])

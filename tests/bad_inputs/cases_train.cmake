@@ -14,6 +14,9 @@ foreach(case
     rate_distribution_missing_file rate_distribution_missing_type
     rate_distribution_missing_column rate_distribution_negative_rate rate_distribution_unknown_penalty
     rate_distribution_group_by_unknown_column rate_distribution_group_by_missing_value
+    rate_distribution_cell_type_not_v1_name rate_distribution_rate_column_missing
+    rate_distribution_annulus_without_core rate_distribution_empty_core loss_window_leaves_no_step
+    loss_window_not_whole_steps emd_recurrent_frozen
     missing_losses checkpoint_from_other_network checkpoint_from_other_config
     resume_missing_file)
   add_test(NAME bad_train.${case}

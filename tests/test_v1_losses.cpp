@@ -1,0 +1,134 @@
+// The V1 papers' loss pieces (docs/training.md "Losses", "Cell types and core masks"): the pop_name -> cell type
+// rule on the V1 model's population names, the sampled rate targets against the fixture of V1-PAPER.md 3.1
+// (numpy's RandomState(42)), the Huber-quantile penalty against its closed form, and the EMD regularizer against
+// cost |delta| / G for a shifted group.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "dpointnet/network/v1_cell_types.hpp"
+#include "dpointnet/train/losses.hpp"
+#include "dpointnet/train/observed_rates.hpp"
+
+using namespace dpointnet;
+
+TEST(V1CellTypes, PopNamesOfTheV1ModelMapOntoTheSeventeenTypes) {
+  const std::vector<std::pair<std::string, std::string>> merged = {
+      {"i1Htr3a", "L1 Htr3a"},  {"e23Cux2", "L2/3 Exc"}, {"i23Pvalb", "L2/3 PV"}, {"i23Sst", "L2/3 SST"},
+      {"i23Htr3a", "L2/3 VIP"}, {"i23Vip", "L2/3 VIP"},  {"e4Scnn1a", "L4 Exc"},  {"e4Rorb", "L4 Exc"},
+      {"e4other", "L4 Exc"},    {"e4Nr5a1", "L4 Exc"},   {"i4Pvalb", "L4 PV"},    {"i4Sst", "L4 SST"},
+      {"i4Vip", "L4 VIP"},      {"e5ET", "L5 Exc"},      {"e5IT", "L5 Exc"},      {"e5NP", "L5 Exc"},
+      {"e5Rbp4", "L5 Exc"},     {"i5Pvalb", "L5 PV"},    {"i5Sst", "L5 SST"},     {"i5Vip", "L5 VIP"},
+      {"e6Ntsr1", "L6 Exc"},    {"i6Pvalb", "L6 PV"},    {"i6Sst", "L6 SST"},     {"i6Vip", "L6 VIP"}};
+  for (const auto& [pop, type] : merged) {
+    EXPECT_EQ(v1_cell_type(pop, true).value_or("?"), type) << pop;
+    EXPECT_NE(std::find(v1_cell_type_order().begin(), v1_cell_type_order().end(), type), v1_cell_type_order().end());
+  }
+  EXPECT_EQ(v1_cell_type_order().size(), 17u);
+  // the L5 excitatory subclasses kept (the EMD regularizer's 19 types)
+  EXPECT_EQ(v1_cell_type("e5ET", false).value_or("?"), "L5 ET");
+  EXPECT_EQ(v1_cell_type("e5IT", false).value_or("?"), "L5 IT");
+  EXPECT_EQ(v1_cell_type("e5NP", false).value_or("?"), "L5 NP");
+  EXPECT_EQ(v1_cell_type("i5Pvalb", false).value_or("?"), "L5 PV");
+  EXPECT_EQ(v1_cell_type("e4Rorb", false).value_or("?"), "L4 Exc");
+  for (const char* bad : {"", "e", "LIF_exc", "eX", "e2Cux2", "e7Foo", "ab"})
+    EXPECT_FALSE(v1_cell_type(bad, true)) << bad;
+}
+
+TEST(V1RateTargets, SampledTargetsMatchTheSpecFixture) {
+  // V1-PAPER.md 3.1 step 4: R = {0.001, 0.002, 0.005, 0} spikes/ms, n 5, seed 42 (numpy RandomState)
+  const std::vector<double> want = {0.00046806, 0.00112362, 0.00179598, 0.00258795, 0.00455643};
+  const std::vector<double> got = sampled_targets({0.0, 0.001, 0.002, 0.005}, 5, 42);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 5e-9) << k;
+  // numpy's linear quantiles at (k + 0.5) / n: positions 0.75 and 2.25 of [0, 10, 20, 40] for n = 2 -> 7.5, 25
+  const std::vector<double> q = quantile_targets({0.0, 10.0, 20.0, 40.0}, 2);
+  EXPECT_DOUBLE_EQ(q[0], 7.5);
+  EXPECT_DOUBLE_EQ(q[1], 25.0);
+}
+
+namespace {
+Network two_types(const std::vector<std::int64_t>& types) {
+  Network net;
+  Population p;
+  p.name = "v1";
+  p.size = static_cast<std::int64_t>(types.size());
+  p.offset = 0;
+  p.node_type_ids = types;
+  net.populations.push_back(p);
+  net.neuron_population.assign(types.size(), 0);
+  net.n_neurons = p.size;
+  return net;
+}
+std::unique_ptr<Loss> only(const LossSpec& s, const Network& net) {
+  TrainConfig tc;
+  tc.losses = {s};
+  return std::move(make_losses(tc, net).at(0));
+}
+}  // namespace
+
+TEST(V1RateTargets, HuberQuantilePenaltyIsTheClosedForm) {
+  // one group of 4 neurons, observed {0, 8} Hz: quantile targets at (k + 0.5)/4 -> 1, 3, 5, 7. Counts 0, 2, 1, 10
+  // over S 1 sample, T 1000 steps of 1 ms: rates 0, 2, 1, 10 Hz, sorted 0, 1, 2, 10 -> u = -1, -2, -3, 3 with
+  // tau = 1/4, 2/4, 3/4, 1; delta 2.5: rho = |tau - 1[u <= 0]| (u^2 / 5 if |u| <= 2.5 else |u| - 1.25), the
+  // weights 3/4, 1/2, 1/4 below the targets and 1 above
+  const Network net = two_types({1, 1, 1, 1});
+  LossSpec s;
+  s.kind = LossKind::RateDistribution;
+  s.sample_separable = false;
+  s.cost = 2.0;
+  s.group_of_type = {{1, "g"}};
+  s.observed = {{"g", {0.0, 8.0}}};
+  s.penalty = RatePenalty::HuberQuantile;
+  s.delta = 2.5;
+  const std::vector<double> counts = {0, 2, 1, 10};
+  PooledCounts pc;
+  pc.counts = counts.data();
+  pc.samples = 1;
+  pc.N = 4;
+  pc.T = 1000;
+  pc.dt = 1.0;
+  const double rho = 0.75 * (1.0 / 5) + 0.5 * (4.0 / 5) + 0.25 * (3.0 - 1.25) + 1.0 * (3.0 - 1.25);
+  EXPECT_NEAR(only(s, net)->pooled_value(pc), 2.0 * rho / 4.0, 1e-12);  // per_group: the group's mean
+  s.normalize_neurons = true;
+  EXPECT_NEAR(only(s, net)->pooled_value(pc), 2.0 * rho / 4.0, 1e-12);  // one group: the same normaliser
+  // spikes per step: rates / 1000, observed / 1000 and delta in that unit: every rho / 1000
+  s.per_step = true;
+  s.delta = 0.0025;
+  EXPECT_NEAR(only(s, net)->pooled_value(pc), 2.0 * rho / 4.0 / 1000.0, 1e-14);
+}
+
+TEST(V1WeightRegularization, EmdOfAShiftedGroupIsCostDeltaOverGroups) {
+  // neurons of types 1 (e4Rorb -> L4 Exc) and 2 (i4Pvalb -> L4 PV); edges 0->1, 1->0, 0->1, 1->1: groups
+  // (Exc, PV) = {0, 2}, (PV, Exc) = {1}, (PV, PV) = {3}: G = 3
+  Network net = two_types({1, 2});
+  Projection p;
+  p.recurrent = true;
+  p.source = {0, 1, 0, 1};
+  p.target = {1, 0, 1, 1};
+  net.projections.push_back(p);
+  LossSpec s;
+  s.kind = LossKind::EMDWeightRegularization;
+  s.cost = 10;
+  s.group_of_type = {{1, "L4 Exc"}, {2, "L4 PV"}};
+  const auto loss = only(s, net);
+  const std::vector<double> w0 = {1.0, -2.0, 3.0, -0.5};
+  std::vector<double> g(4, 0.0);
+  EXPECT_EQ(loss->add_weight_gradient(w0, w0, g), 0.0);
+  EXPECT_EQ(g, std::vector<double>(4, 0.0));
+  // a permutation inside a group is no distance
+  EXPECT_EQ(loss->add_weight_gradient({3.0, -2.0, 1.0, -0.5}, w0, g), 0.0);
+  // group (Exc, PV) shifted by delta = 0.25 in the same order: cost |delta| / G, gradient cost / (G n_g)
+  std::fill(g.begin(), g.end(), 0.0);
+  EXPECT_NEAR(loss->add_weight_gradient({1.25, -2.0, 3.25, -0.5}, w0, g), 10 * 0.25 / 3, 1e-12);
+  EXPECT_NEAR(g[0], 10.0 / (3 * 2), 1e-12);
+  EXPECT_NEAR(g[2], 10.0 / (3 * 2), 1e-12);
+  EXPECT_EQ(g[1], 0.0);
+  EXPECT_EQ(g[3], 0.0);
+  // a one-edge group moved down: sign -1, cost / G
+  std::fill(g.begin(), g.end(), 0.0);
+  EXPECT_NEAR(loss->add_weight_gradient({1.0, -2.5, 3.0, -0.5}, w0, g), 10 * 0.5 / 3, 1e-12);
+  EXPECT_NEAR(g[1], -10.0 / 3, 1e-12);
+}
