@@ -36,6 +36,7 @@ set(DP_SOURCES_HOST
   src/train/rate_distribution.cpp
   src/train/losses.cpp
   src/train/emd_regularization.cpp
+  src/train/fano.cpp
   src/parallel/distribution_config.cpp
 )
 

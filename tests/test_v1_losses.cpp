@@ -4,11 +4,14 @@
 // cost |delta| / G for a shifted group.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "dpointnet/network/v1_cell_types.hpp"
+#include "dpointnet/train/fano.hpp"
 #include "dpointnet/train/losses.hpp"
 #include "dpointnet/train/observed_rates.hpp"
 
@@ -131,4 +134,68 @@ TEST(V1WeightRegularization, EmdOfAShiftedGroupIsCostDeltaOverGroups) {
   std::fill(g.begin(), g.end(), 0.0);
   EXPECT_NEAR(loss->add_weight_gradient({1.0, -2.5, 3.0, -0.5}, w0, g), 10 * 0.5 / 3, 1e-12);
   EXPECT_NEAR(g[1], -10.0 / 3, 1e-12);
+}
+
+TEST(V1Synchronization, BinSizesOfA300MsWindowAreTheSpecsList) {
+  const std::vector<int> want = {1, 1, 2, 3, 4, 6, 9, 13, 18, 26, 38, 55, 78, 113};  // V1-PAPER.md 3.3
+  EXPECT_EQ(fano_bin_sizes_ms(300), want);
+  // numpy: [max(1, int(round(v * 1000))) for v in np.logspace(-3, 0, 20) if v < 1.8 / 2]
+  const std::vector<int> long_window = {1, 1, 2, 3, 4, 6, 9, 13, 18, 26, 38, 55, 78, 113, 162, 234, 336, 483, 695};
+  EXPECT_EQ(fano_bin_sizes_ms(1800), long_window);
+}
+
+TEST(V1Synchronization, FanoFactorOfBernoulliSpikesIsOneMinusP) {
+  // pools of 50 independent Bernoulli(p) neurons: counts in a bin of d steps are Binomial(50 d, p), so
+  // Var / Mean = 1 - p; the mean over 400 pools of T = 3000 steps is within a few percent of it
+  const std::int64_t T = 3000, P = 400;
+  const double p = 0.02;
+  std::mt19937_64 rng(7);
+  std::binomial_distribution<int> draw(50, p);
+  std::vector<double> y(static_cast<std::size_t>(T * P));
+  for (double& v : y) v = draw(rng);
+  std::vector<double> F;
+  const std::vector<int> bins = {1, 5, 20};
+  pool_fano(y, T, P, bins, F);
+  for (std::size_t d = 0; d < bins.size(); ++d) {
+    double mean = 0;
+    for (std::int64_t k = 0; k < P; ++k) mean += F[d * P + static_cast<std::size_t>(k)];
+    mean /= static_cast<double>(P);
+    EXPECT_NEAR(mean, 1 - p, 0.03) << "bin " << bins[d];
+  }
+}
+
+TEST(V1Synchronization, FanoGradientMatchesFiniteDifferences) {
+  // L = sum over bins and pools of c(d, k) F(d, k) with fixed weights c; y continuous (no ties at the floor)
+  const std::int64_t T = 23, P = 3;
+  const std::vector<int> bins = {1, 2, 4, 7};
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0.0, 3.0);
+  std::vector<double> y(static_cast<std::size_t>(T * P)), c(bins.size() * P);
+  for (double& v : y) v = u(rng);
+  for (double& v : c) v = u(rng) - 1.5;
+  auto loss = [&](const std::vector<double>& yy) {
+    std::vector<double> F;
+    pool_fano(yy, T, P, bins, F);
+    double L = 0;
+    for (std::size_t q = 0; q < F.size(); ++q) L += c[q] * F[q];
+    return L;
+  };
+  std::vector<double> dy;
+  pool_fano_gradient(y, T, P, bins, c, dy);
+  for (std::size_t q = 0; q < y.size(); ++q) {
+    const double h = 1e-6;
+    std::vector<double> up = y, down = y;
+    up[q] += h;
+    down[q] -= h;
+    const double fd = (loss(up) - loss(down)) / (2 * h);
+    EXPECT_NEAR(dy[q], fd, 1e-6 * std::max(1.0, std::fabs(fd))) << "step " << q / P << " pool " << q % P;
+  }
+  // the steps after the last whole bin (t = 21, 22 for bins of 7) do not count
+  std::vector<double> F;
+  pool_fano(y, T, P, {7}, F);
+  std::vector<double> y2 = y;
+  y2[static_cast<std::size_t>(22 * P)] += 5;
+  std::vector<double> F2;
+  pool_fano(y2, T, P, {7}, F2);
+  EXPECT_EQ(F, F2);
 }

@@ -9,6 +9,7 @@
 
 #include "dpointnet/device/adjoint.hpp"
 #include "dpointnet/device/kernel_shape.hpp"
+#include "dpointnet/device/pool_traces.hpp"
 #include "dpointnet/device/spike_adjoint.hpp"
 #include "dpointnet/device/surrogate.hpp"
 #include "dpointnet/device/target_block_calibration.hpp"
@@ -58,6 +59,15 @@ class BpttEngine {
   // losses; adds the gradient of every trainable surface into the store.
   void backward(const std::vector<double>& count_gradient);
   double recompute_seconds() const { return t_recompute_; }
+
+  // Neuron pools (the synchronization loss): pool k sums the spikes of `members[k]` in micro-batch sample
+  // `sample[k]` at every step [t_begin, t_end) of the window in the forward pass; pool_sums() are those sums of the
+  // last forward pass ([t_end - t_begin][P], host); set_pool_gradient() gives dL/dy of the same shape, which the
+  // next backward() adds to dL/dz of the pools' members. Without pools (the default) nothing runs.
+  void set_pools(const std::vector<std::int32_t>& sample, const std::vector<std::vector<std::int32_t>>& members,
+                 std::int64_t t_begin, std::int64_t t_end);
+  std::vector<double> pool_sums() const;
+  void set_pool_gradient(const std::vector<double>& dy);
   double backward_seconds() const { return t_backward_; }
 
   // Host shapes: the target blocks of the spike adjoint (1: unblocked), and the timings they were chosen from.
@@ -102,6 +112,7 @@ class BpttEngine {
   device::Adjoint<Acc, MemSpace> adj_;
   device::TargetBlockedEdges<Real, MemSpace> blocks_;  // host shapes, large N: the spike adjoint's edge order
   device::TargetBlockChoice block_choice_;
+  device::PoolSet<MemSpace> pools_;
   std::vector<std::int64_t> bands_;
   Kokkos::View<std::int32_t***, Kokkos::LayoutRight, MemSpace> counts_;  // spikes per (band, b, i)
   Kokkos::View<Acc***, Kokkos::LayoutRight, MemSpace> rate_grads_;       // dL/dz per (band, i, b)

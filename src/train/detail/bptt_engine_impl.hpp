@@ -10,6 +10,7 @@
 #include "dpointnet/device/loss_stats.hpp"
 #include "dpointnet/device/spike_adjoint.hpp"
 #include "dpointnet/train/bptt_engine.hpp"
+#include "dpointnet/train/detail/bptt_pools_impl.hpp"
 #include "dpointnet/train/detail/bptt_records_impl.hpp"
 #include "dpointnet/train/detail/target_blocks_setup_impl.hpp"
 
@@ -86,6 +87,9 @@ void BpttEngine<Real, ExecSpace>::forward(const Snapshot* carried_start, Snapsho
     stats.counts = Kokkos::subview(counts_, band_of(t), Kokkos::ALL(), Kokkos::ALL());
     device::forward_stats(space_, stats, B_, need_v, Kokkos::subview(vreg_steps_, t - W_, Kokkos::ALL()), shape_);
     if (t0_recorded >= 0) record_step(t, t0_recorded, slot);
+    if (pools_.covers(t - W_))
+      device::pool_sums(space_,
+                        device::PoolSumFunctor<ExecSpace>{pools_, sim_.z_ring(), slot, t - W_ - pools_.t_begin});
   });
   for (std::size_t q = 0; q < segment_snapshots_.size(); ++q) {
     auto& snap = segment_snapshots_[q];
@@ -178,6 +182,8 @@ void BpttEngine<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) 
   const bool fused = fused_recurrent_grad();
   if (fused) sa.wg = {rec_.z, store_[0].grad, t0 - D, 0, false};
   device::spike_adjoint(space_, sa, shape_);
+  if (pools_.covers(t - W_))
+    device::pool_gradient(space_, device::PoolGradFunctor<Acc, ExecSpace>{pools_, adj_.gz, t - W_ - pools_.t_begin});
   sim_.dynamics().adjoint(space_,
                           {sim_.constants(), adj_, rec_, bp_, static_cast<int>(t - t0), slot_gu, B_, R_, N_, shape_});
 
