@@ -37,6 +37,7 @@ set(DP_SOURCES_HOST
   src/train/losses.cpp
   src/train/emd_regularization.cpp
   src/train/fano.cpp
+  src/train/crowd_selectivity.cpp
   src/parallel/distribution_config.cpp
 )
 

@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <vector>
 
 #include "dpointnet/network/v1_cell_types.hpp"
+#include "dpointnet/train/crowd_selectivity.hpp"
 #include "dpointnet/train/fano.hpp"
 #include "dpointnet/train/losses.hpp"
 #include "dpointnet/train/observed_rates.hpp"
@@ -198,4 +200,74 @@ TEST(V1Synchronization, FanoGradientMatchesFiniteDifferences) {
   std::vector<double> F2;
   pool_fano(y2, T, P, {7}, F2);
   EXPECT_EQ(F, F2);
+}
+
+TEST(V1Selectivity, NeuropixelsTargetsAreTheSpecsTable) {
+  // V1-PAPER.md 3.5: per-type means after the table's row filters (units, OSI*, DSI*)
+  const auto t = read_selectivity_targets(DPOINTNET_SOURCE_DIR "/input/neuropixels/OSI_DSI_neuropixels_v4.csv", "", "");
+  ASSERT_EQ(t.size(), 17u);
+  const std::map<std::string, SelectivityTarget> spec = {
+      {"L1 Htr3a", {0.1992, 0.1300, 7}}, {"L2/3 Exc", {0.3609, 0.2448, 163}}, {"L2/3 PV", {0.1576, 0.0992, 74}},
+      {"L2/3 SST", {0.1112, 0.0626, 3}}, {"L2/3 VIP", {0.1491, 0.1232, 5}},   {"L4 Exc", {0.2671, 0.1911, 297}},
+      {"L4 PV", {0.1453, 0.0951, 98}},   {"L4 SST", {0.1042, 0.0443, 2}},     {"L4 VIP", {0.0704, 0.1004, 1}},
+      {"L5 Exc", {0.2924, 0.1234, 466}}, {"L5 PV", {0.1527, 0.0732, 99}},     {"L5 SST", {0.1736, 0.0565, 2}},
+      {"L5 VIP", {0.1316, 0.0437, 2}},   {"L6 Exc", {0.4853, 0.1136, 182}},   {"L6 PV", {0.1857, 0.0664, 56}},
+      {"L6 SST", {0.0358, 0.0573, 1}},   {"L6 VIP", {0.1653, 0.0550, 1}}};
+  for (const auto& [type, want] : spec) {
+    ASSERT_TRUE(t.count(type)) << type;
+    EXPECT_NEAR(t.at(type).osi, want.osi, 5e-5) << type;
+    EXPECT_NEAR(t.at(type).dsi, want.dsi, 5e-5) << type;
+    EXPECT_EQ(t.at(type).units, want.units) << type;
+  }
+}
+
+TEST(V1Selectivity, CrowdIndicesOfCosineTunedNeuronsAreAnalytic) {
+  // M neurons with tuning angles spread evenly over the circle, one sample at theta = 30: rates a (1 + cos 2D) give
+  // mean a, mean r cos 2D = a / 2, mean r cos D = 0: OSI 1/2, DSI 0; rates a (1 + cos D) give OSI 0, DSI 1/2.
+  const int M = 36;
+  std::vector<double> phi(M);
+  for (int n = 0; n < M; ++n) phi[static_cast<std::size_t>(n)] = n * 10.0;
+  const CrowdSelectivity cs(std::vector<int>(M, 0), phi, {{0.2, 0.1, 1}});
+  for (int harmonic : {2, 1}) {
+    std::vector<double> r(M);
+    for (int n = 0; n < M; ++n)
+      r[static_cast<std::size_t>(n)] = 0.004 * (1 + std::cos(harmonic * (30.0 - n * 10.0) * M_PI / 180));
+    std::vector<double> stats(2, 0.0);
+    cs.add_stats(r.data(), 30.0, stats.data());
+    EXPECT_NEAR(stats[0], harmonic == 2 ? 0.5 : 0.0, 1e-12);
+    EXPECT_NEAR(stats[1], harmonic == 2 ? 0.0 : 0.5, 1e-12);
+    const double eo = stats[0] - 0.2, ed = stats[1] - 0.1;
+    EXPECT_NEAR(cs.value(stats.data(), 1.0), eo * eo + ed * ed, 1e-12);
+  }
+}
+
+TEST(V1Selectivity, CrowdGradientMatchesFiniteDifferences) {
+  // two types (one below the floor of 0.0005 spikes/ms), a neuron outside the mask, three samples
+  const std::vector<int> type = {0, 0, 1, 0, -1, 1, 1};
+  const std::vector<double> phi = {10, 100, 200, 290, 45, 0, 135};
+  const CrowdSelectivity cs(type, phi, {{0.3, 0.2, 5}, {0.1, 0.05, 3}});
+  const std::vector<double> theta = {0, 135, 260};
+  std::vector<std::vector<double>> r = {{0.004, 0.001, 0.0002, 0.003, 0.01, 0.0001, 0.0003},
+                                        {0.002, 0.005, 0.002, 0.0005, 0.01, 0.0008, 0.001},
+                                        {0.001, 0.0015, 0.0001, 0.006, 0.01, 0.0002, 0.0001}};
+  auto value = [&](const std::vector<std::vector<double>>& rr) {
+    std::vector<double> stats(cs.stats_size(), 0.0);
+    for (std::size_t b = 0; b < rr.size(); ++b) cs.add_stats(rr[b].data(), theta[b], stats.data());
+    return cs.value(stats.data(), 3.0);
+  };
+  std::vector<double> stats(cs.stats_size(), 0.0);
+  for (std::size_t b = 0; b < r.size(); ++b) cs.add_stats(r[b].data(), theta[b], stats.data());
+  for (std::size_t b = 0; b < r.size(); ++b) {
+    std::vector<double> dr(type.size(), 0.0);
+    cs.add_gradient(r[b].data(), theta[b], stats.data(), 3.0, dr.data());
+    for (std::size_t i = 0; i < type.size(); ++i) {
+      const double h = 1e-9;
+      auto up = r, down = r;
+      up[b][i] += h;
+      down[b][i] -= h;
+      const double fd = (value(up) - value(down)) / (2 * h);
+      EXPECT_NEAR(dr[i], fd, 1e-5 * std::max(1.0, std::fabs(fd))) << "sample " << b << " neuron " << i;
+    }
+    EXPECT_EQ(dr[4], 0.0);  // outside the mask
+  }
 }
