@@ -10,6 +10,7 @@ set(DP_SOURCES_HOST
   src/util/json_fields.cpp
   src/util/log.cpp
   src/util/host_caches.cpp
+  src/util/numpy_random.cpp
   src/io/hdf5_file.cpp
   src/io/csv_table.cpp
   src/io/spike_file.cpp
@@ -36,6 +37,7 @@ set(DP_SOURCES_HOST
   src/train/rate_distribution.cpp
   src/train/losses.cpp
   src/train/emd_regularization.cpp
+  src/train/sync_plan.cpp
   src/parallel/distribution_config.cpp
 )
 
