@@ -10,6 +10,7 @@ set(DP_SOURCES_HOST
   src/util/json_fields.cpp
   src/util/log.cpp
   src/util/host_caches.cpp
+  src/util/numpy_random.cpp
   src/io/hdf5_file.cpp
   src/io/csv_table.cpp
   src/io/spike_file.cpp
@@ -38,6 +39,7 @@ set(DP_SOURCES_HOST
   src/train/emd_regularization.cpp
   src/train/fano.cpp
   src/train/crowd_selectivity.cpp
+  src/train/sync_plan.cpp
   src/parallel/distribution_config.cpp
 )
 
