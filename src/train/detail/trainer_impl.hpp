@@ -25,8 +25,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
       N_(run.net->n_neurons),
       T_(run.cfg->n_steps),
       W_(run.tc->warmup_steps),
-      carry_(space, run.tc->carry_state, run.tc->micro_batches(), run.schedule.batch),
-      losses_(make_losses(*run.tc, *run.net)) {
+      carry_(space, run.tc->carry_state, run.tc->micro_batches(), run.schedule.batch) {
   for (const auto& in : run.inputs)
     if (!in.silent && in.kind == InputKind::SpikeFile &&
         static_cast<std::int64_t>(in.spikes.step_offsets.size()) - 1 < W_ + T_)
@@ -45,7 +44,13 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
   sim_->set_current_pulses(run.clamps);
   optimizer_ = make_optimizer<Real, ExecSpace>(tc_);
   store_ = std::make_unique<Store>(space_, *sim_, *run.net, tc_.trainable, optimizer_->n_state());
-  scales_ = regularizer_scales(losses_, B_, T_, N_, store_->n_trainable());
+  // one loss set per condition (its own losses, or train.losses), each with its regularizer scales
+  for (int c = 0; c < static_cast<int>(std::max<std::size_t>(1, tc_.conditions.size())); ++c) {
+    TrainConfig set = tc_;
+    set.losses = tc_.losses_of(tc_.conditions.empty() ? -1 : c);
+    losses_.push_back(make_losses(set, *run.net));
+    scales_.push_back(regularizer_scales(losses_.back(), B_, T_, N_, store_->n_trainable()));
+  }
   BpttSettings st;
   st.batch = B_;
   st.window_steps = T_;
@@ -60,8 +65,8 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
   bp.vdamp_keep = 1.0 - tc_.voltage_gradient_dampening;
   bp.rdamp = tc_.recurrent_dampening_factor;
   bp.dt = run.cfg->dt;
-  bp.vreg_range_scale = scales_.vreg_range;
-  bp.vreg_threshold_scale = scales_.vreg_threshold;
+  bp.vreg_range_scale = scales_[0].vreg_range;
+  bp.vreg_threshold_scale = scales_[0].vreg_threshold;
   engine_ = std::make_unique<BpttEngine<Real, ExecSpace>>(space_, *sim_, *store_, st);
 }
 
@@ -70,6 +75,8 @@ Trainer<Real, ExecSpace>::~Trainer() = default;
 
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::select_micro_batch(int k) {
+  const RegularizerScales& sc = scales_[static_cast<std::size_t>(loss_set(k))];
+  engine_->set_voltage_regularizer(sc.vreg_range, sc.vreg_threshold);
   const int c = tc_.condition_of(k);
   if (c < 0 || c == active_condition_) return;
   sim_->set_input_schedules(run_.conditions[static_cast<std::size_t>(c)]);
@@ -110,20 +117,32 @@ double Trainer<Real, ExecSpace>::add_neuron_counts(const std::vector<std::int32_
 }
 
 template <class Real, class ExecSpace>
-bool Trainer<Real, ExecSpace>::has_pooled_loss() const {
-  for (const auto& l : losses_)
-    if (l->pooled()) return true;
+bool Trainer<Real, ExecSpace>::has_pooled_loss(int condition) const {
+  for (int s = 0; s < static_cast<int>(losses_.size()); ++s)
+    if (condition < 0 || s == condition)
+      for (const auto& l : losses_[static_cast<std::size_t>(s)])
+        if (l->pooled()) return true;
   return false;
 }
 
 template <class Real, class ExecSpace>
-std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_sample) {
-  std::vector<double> sum(static_cast<std::size_t>(N_), 0.0);
-  for (int k = 0; k < tc_.micro_batches(); ++k) {
+int Trainer<Real, ExecSpace>::pool_groups(int condition) const {
+  return condition >= 0 || tc_.conditions.empty() || tc_.shared_pool() ? 1 : tc_.n_conditions();
+}
+
+template <class Real, class ExecSpace>
+std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_sample, int condition) {
+  std::vector<double> sum(static_cast<std::size_t>(N_) * static_cast<std::size_t>(pool_groups(condition)), 0.0);
+  const int A = tc_.accumulate;
+  const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
+  for (int k = k_lo; k < k_hi; ++k) {
     const std::int64_t first = first_sample + run_.schedule.micro_offset(k);
     select_micro_batch(k);
     forward(k, first);
-    add_neuron_counts(host_counts(), sum);
+    std::vector<double> group(static_cast<std::size_t>(N_), 0.0);
+    add_neuron_counts(host_counts(), group);
+    const auto off = static_cast<std::size_t>(pool_group(k, condition)) * static_cast<std::size_t>(N_);
+    for (std::size_t i = 0; i < group.size(); ++i) sum[off + i] += group[i];
     cached_forward_ = first;
     cached_version_ = store_->version();
   }
@@ -131,29 +150,39 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
 }
 
 template <class Real, class ExecSpace>
-StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample) {
-  if (!has_pooled_loss()) return compute_gradient(first_sample, {}, 0.0);
-  const std::vector<double> pooled = pooled_counts(first_sample);
-  return compute_gradient(first_sample, pooled, static_cast<double>(B_) * tc_.micro_batches());
+StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, int condition) {
+  if (!has_pooled_loss(condition)) return compute_gradient(first_sample, {}, 0.0, condition);
+  const std::vector<double> pooled = pooled_counts(first_sample, condition);
+  const int per_group = pool_groups(condition) == 1 && condition < 0 ? tc_.micro_batches() : tc_.accumulate;
+  return compute_gradient(first_sample, pooled, static_cast<double>(B_) * per_group, condition);
 }
 
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled,
-                                                       double pooled_samples) {
+                                                       double pooled_samples, int condition) {
   const auto start = std::chrono::steady_clock::now();
-  const int K = tc_.micro_batches();
-  const bool pool = has_pooled_loss();
-  if (pool && (pooled.size() != static_cast<std::size_t>(N_) || pooled_samples <= 0))
+  const int A = tc_.accumulate;
+  const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
+  const int K = k_hi - k_lo;
+  const int s_lo = loss_set(k_lo), s_hi = loss_set(k_hi - 1) + 1;  // the loss sets of these micro-batches
+  const bool pool = has_pooled_loss(condition);
+  const int G = pool_groups(condition);
+  if (pool && (pooled.size() != static_cast<std::size_t>(N_) * static_cast<std::size_t>(G) || pooled_samples <= 0))
     throw std::logic_error("pooled losses need the pooled spike counts of every neuron");
-  PooledCounts pc;
-  pc.counts = pooled.data();
-  pc.samples = pooled_samples;
-  pc.N = N_;
-  pc.T = T_;
-  pc.dt = run_.cfg->dt;
+  std::vector<PooledCounts> pcs(static_cast<std::size_t>(G));
+  for (int g = 0; g < G; ++g) {
+    PooledCounts& pc = pcs[static_cast<std::size_t>(g)];
+    pc.counts = pool ? pooled.data() + static_cast<std::size_t>(g) * static_cast<std::size_t>(N_) : nullptr;
+    pc.samples = pooled_samples;
+    pc.N = N_;
+    pc.T = T_;
+    pc.dt = run_.cfg->dt;
+  }
   store_->zero_gradients();
   StepMetrics m;
-  std::vector<double> data_terms(losses_.size(), 0.0);  // per-sample losses, summed over the micro-batches
+  // per loss set: per-sample losses, summed over its micro-batches
+  std::vector<std::vector<double>> data_terms;
+  for (int s = s_lo; s < s_hi; ++s) data_terms.emplace_back(losses_[static_cast<std::size_t>(s)].size(), 0.0);
   update_counts_.assign(static_cast<std::size_t>(N_), 0.0);
   LossInputs in;
   in.B = B_;
@@ -164,7 +193,8 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   // micro-batch k: samples first_sample + its offset; its gradient is added to the store's sums. With pooled
   // losses the micro-batches run last to first, so that the last forward pass of pooled_counts is reused.
   for (int q = 0; q < K; ++q) {
-    const int k = pool ? K - 1 - q : q;
+    const int k = pool ? k_hi - 1 - q : k_lo + q;
+    const auto& losses = losses_[static_cast<std::size_t>(loss_set(k))];
     const auto t0 = std::chrono::steady_clock::now();
     const std::int64_t first = first_sample + run_.schedule.micro_offset(k);
     select_micro_batch(k);  // a no-op for the cached forward pass: its condition is still selected
@@ -181,33 +211,74 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     const double BN = static_cast<double>(B_) * static_cast<double>(N_);
     m.rate_hz += total_spikes * 1000.0 / (BN * static_cast<double>(T_) * in.dt);
     std::vector<double> count_grad(static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_), 0.0);
-    for (const auto& l : losses_) l->add_count_gradient(in, count_grad);
+    for (const auto& l : losses) l->add_count_gradient(in, count_grad);
     if (pool) {
-      // dL/dcount of each sample, times (pooled samples / B): the gradients are averaged over the K micro-batches
+      // dL/dcount of each sample, times (pooled samples / B): the gradients are averaged over the micro-batches
       // here and over the replicas by the parallel layer, which a pooled loss must not be
       std::vector<double> pg(count_grad.size(), 0.0);
-      for (const auto& l : losses_) l->add_pooled_gradient(pc, B_, pg);
+      for (const auto& l : losses)
+        l->add_pooled_gradient(pcs[static_cast<std::size_t>(pool_group(k, condition))], B_, pg);
       const double f = pooled_samples / static_cast<double>(B_);
       for (std::size_t q2 = 0; q2 < pg.size(); ++q2) count_grad[q2] += f * pg[q2];
     }
     engine_->backward(count_grad);
     m.t_recompute += engine_->recompute_seconds();
     m.t_backward += engine_->backward_seconds();
-    for (std::size_t q2 = 0; q2 < losses_.size(); ++q2)
-      if (!losses_[q2]->pooled() && !losses_[q2]->reads_weights()) data_terms[q2] += losses_[q2]->value(in);
+    auto& dt = data_terms[static_cast<std::size_t>(loss_set(k) - s_lo)];
+    for (std::size_t q2 = 0; q2 < losses.size(); ++q2)
+      if (!losses[q2]->pooled() && !losses[q2]->reads_weights()) dt[q2] += losses[q2]->value(in);
     in.counts = nullptr;
   }
-  // the mean over the K x B samples (exact for K = 1), then the weight regularizer once
-  if (K > 1) {
-    store_->scale_gradients(1.0 / K);
-    m.rate_hz /= K;
+  // each condition's mean over its micro-batches (exact for K = 1), combined: "accumulate" the mean over the
+  // conditions, "series_accumulate" the sum; then the weight regularizers (of the same combination) once
+  const bool mean = condition < 0 && tc_.approach == Approach::Accumulate;
+  const int divisor = mean ? K : A;
+  if (divisor > 1) store_->scale_gradients(1.0 / divisor);
+  if (K > 1) m.rate_hz /= K;
+  double wscale = scales_[static_cast<std::size_t>(s_lo)].weight;
+  if (!(mean && tc_.single_loss_set())) {
+    wscale = 0;
+    for (int s = s_lo; s < s_hi; ++s) wscale += scales_[static_cast<std::size_t>(s)].weight;
+    if (mean) wscale /= (s_hi - s_lo);
   }
-  in.weight_sq_sum = store_->add_weight_regularizer(scales_.weight);
+  in.weight_sq_sum = store_->add_weight_regularizer(wscale);
+  // per loss set (condition): its terms and total
+  auto term = [&](int s, std::size_t q, double data_divisor) {
+    const auto& l = *losses_[static_cast<std::size_t>(s)][q];
+    const int g = G == 1 ? 0 : s;
+    return l.reads_weights() ? l.value(in)
+           : l.pooled()      ? l.pooled_value(pcs[static_cast<std::size_t>(g)])
+                             : data_terms[static_cast<std::size_t>(s - s_lo)][q] / data_divisor;
+  };
+  double cond_sum = 0;
+  for (int s = s_lo; s < s_hi && !tc_.conditions.empty(); ++s) {
+    ConditionLoss cl;
+    cl.condition = s;
+    for (std::size_t q = 0; q < losses_[static_cast<std::size_t>(s)].size(); ++q) {
+      cl.terms.push_back(term(s, q, A));
+      cl.total += cl.terms.back();
+    }
+    cond_sum += cl.total;
+    m.conditions.push_back(std::move(cl));
+  }
   m.loss = 0;
-  for (std::size_t q = 0; q < losses_.size(); ++q) {
-    const auto& l = *losses_[q];
-    m.loss_terms.push_back(l.reads_weights() ? l.value(in) : l.pooled() ? l.pooled_value(pc) : data_terms[q] / K);
-    m.loss += m.loss_terms.back();
+  if (tc_.single_loss_set()) {
+    // the terms of train.losses: the mean over this call's micro-batches (and pool groups)
+    for (std::size_t q = 0; q < losses_[static_cast<std::size_t>(s_lo)].size(); ++q) {
+      double v = 0;
+      const auto& l = *losses_[static_cast<std::size_t>(s_lo)][q];
+      if (l.pooled() && G > 1) {
+        for (int s = s_lo; s < s_hi; ++s) v += term(s, q, A);
+        v /= G;
+      } else {
+        for (int s = s_lo; s < s_hi; ++s) v += data_terms[static_cast<std::size_t>(s - s_lo)][q];
+        v = (l.pooled() || l.reads_weights()) ? term(s_lo, q, 1.0) : v / K;
+      }
+      m.loss_terms.push_back(v);
+      m.loss += v;
+    }
+  } else {
+    m.loss = cond_sum / (s_hi - s_lo);
   }
   m.grad_norm = store_->gradient_norm();
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -222,22 +293,43 @@ void Trainer<Real, ExecSpace>::unpack_gradients(const float* packed, double scal
 }
 
 template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::apply_update() {
+void Trainer<Real, ExecSpace>::apply_step() {
   const auto start = std::chrono::steady_clock::now();
   cached_forward_ = -1;
-  ++update_;
-  optimizer_->apply(space_, *store_, update_, clip_factor(tc_.clip_global_norm, last_grad_norm_));
+  ++iterations_;
+  optimizer_->apply(space_, *store_, iterations_, clip_factor(tc_.clip_global_norm, last_grad_norm_));
   store_->mark_changed();
+  space_.fence();
+  t_step_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::end_update() {
+  const auto start = std::chrono::steady_clock::now();
+  ++update_;
   carry_.commit();  // this update's end states start the next one
   space_.fence();
-  t_update_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t_update_ = t_step_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t_step_ = 0;
 }
 
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::train_step() {
   const auto start = std::chrono::steady_clock::now();
-  StepMetrics m = compute_gradient(run_.schedule.first_sample(update_, 0));
-  apply_update();
+  const std::int64_t first = run_.schedule.first_sample(update_, 0);
+  StepMetrics m;
+  if (tc_.approach == Approach::Series && !tc_.conditions.empty()) {
+    std::vector<StepMetrics> parts;
+    for (int c = 0; c < tc_.n_conditions(); ++c) {
+      parts.push_back(compute_gradient(first, c));
+      apply_step();
+    }
+    m = merge_series_metrics(parts);
+  } else {
+    m = compute_gradient(first);
+    apply_step();
+  }
+  end_update();
   m.t_update = t_update_;
   m.step = update_;
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
