@@ -215,7 +215,9 @@ Row conditions(const SimulationConfig& cfg, const Network& net) {
         }
       }
       const std::string isec = condition_object(cs[k]) ? sec + ".inputs" : sec;
-      const SimulationConfig cc = cfg.with_input_overrides(overrides, isec);
+      // (a condition object without inputs runs the base inputs)
+      const SimulationConfig cc =
+          overrides.empty() && condition_object(cs[k]) ? cfg : cfg.with_input_overrides(overrides, isec);
       for (const auto& in : cc.inputs)
         if (in.kind == InputKind::CurrentClamp && overrides.contains(in.name))
           throw InputError(r.file(), isec, in.name, "is a current clamp: clamps are the same in every condition");
