@@ -141,6 +141,13 @@ def main():
             want = ["loss.evoked", "loss.evoked.TargetFiringRate", "loss.spont", "loss.spont.TargetFiringRate"]
             if any(w not in cols for w in want):
                 failures.append(f"metrics.csv lacks per-condition columns {want}: {cols}")
+            # loss = the mean over the conditions of their totals; a condition's total = the sum of its terms
+            for row in csv.DictReader(open(os.path.join(tmp, "straight", "metrics.csv"))):
+                tot = {c: float(row["loss." + c]) for c in ("evoked", "spont")}
+                parts = {c: sum(float(v) for k, v in row.items() if k.startswith("loss." + c + ".")) for c in tot}
+                if (abs(float(row["loss"]) - 0.5 * (tot["evoked"] + tot["spont"])) > 1e-6 * abs(float(row["loss"]))
+                        or any(abs(tot[c] - parts[c]) > 1e-6 * abs(tot[c]) for c in tot)):
+                    failures.append(f"metrics.csv row {row['step']}: loss {row['loss']}, totals {tot}, terms {parts}")
         moved = not np.array_equal(A["surfaces/recurrent/weight"], A["surfaces/recurrent/initial_weight"])
         if not moved:
             failures.append("the weights did not change: the comparison would be vacuous")

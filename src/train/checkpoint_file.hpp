@@ -1,7 +1,7 @@
 // Checkpoint files (HDF5, written atomically; distinct from the BPTT segment snapshots in memory): every
 // weight (trainable and frozen; normalized and pA), initial weights, Adam moments, step and optimizer step counts,
-// optimizer type and approach, RNG key and sample counter, config and network hashes; with train.carry_state the carried state of every sample slot. Restore
-// refuses a checkpoint of another network or config.
+// optimizer type and approach, RNG key and sample counter, config and network hashes; with train.carry_state the
+// carried state of every sample slot. Restore refuses a checkpoint of another network or config.
 #pragma once
 #include <cstdint>
 #include <string>
