@@ -26,9 +26,10 @@ void check_finite(ReplicaSet<Real>& rs, const StepMetrics& m, const TrainConfig&
   const char* nan_step = std::getenv("DPOINTNET_FAULT_NAN_STEP");
   if (nan_step && std::atoll(nan_step) == update)
     for (int r = 0; r < rs.n_local(); ++r) detail::poison_gradient(rs.local(r).weights(), 0);
-  const std::string where = "update " + std::to_string(update) +
-                            ": this optimizer step was not applied; the last checkpoint "
-                            "file is the last good state (lower train.optimizer.lr or add clip_global_norm)";
+  const std::string where =
+      "update " + std::to_string(update) + ": nothing of it was applied" +
+      (tc.approach == Approach::Series ? " beyond its earlier conditions' optimizer steps" : "") +
+      "; the last checkpoint file is the last good state (lower train.optimizer.lr or add clip_global_norm)";
   for (std::size_t q = 0; q < m.loss_terms.size(); ++q)
     if (!std::isfinite(m.loss_terms[q]))
       throw TrainingError("loss " + tc.losses[q].name + " is " + std::to_string(m.loss_terms[q]) + " at " + where);
