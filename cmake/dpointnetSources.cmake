@@ -62,6 +62,7 @@ set(DP_SOURCES_DEVICE
   src/app/run_record.cpp
   src/app/simulate_run.cpp
   src/app/visual_outputs.cpp
+  src/app/train_checks.cpp
   src/app/train_run.cpp
   src/generator/cell_types.cpp
   src/generator/plan.cpp

@@ -4,10 +4,13 @@
 usage: /usr/bin/python3 regression/run_grad_oracle.py TRAIN_CONFIG.json --out result.h5 [--updates K]
 
 Writes HDF5 (all weights normalized, i.e. weight_pA / (V_th - E_L) of the target):
-  /loss/total [K], /loss/<LossType> [K] (suffix _1, _2.. when a type appears more than once)
-  /grad/<surface> [E_s]            gradient of the FIRST update's loss (before clipping), trainable surfaces
+  /loss/total [K], /loss/<LossType> [K] (suffix _1, _2.. when a type appears more than once; the terms of
+                                   train.losses when every condition uses them)
+  /loss/<condition>/total, /loss/<condition>/<LossType> [K]   with train.conditions: each condition's losses
+  /grad/<surface> [E_s]            gradient of the FIRST optimizer step's loss (before clipping), trainable surfaces
   /weights/<surface> [K+1, E_s]    before the first update and after each update, all surfaces
-  /adam/m/<surface>, /adam/v/<surface> after the last update (trainable surfaces), /adam@step = K
+  /adam/m/<surface>, /adam/v/<surface> after the last update (trainable surfaces), /adam@step = optimizer
+                                   steps (K, or K x conditions for train.approach "series")
   /rate_mean_hz [K]                mean rate over samples and neurons of each update's batch
 """
 import argparse
@@ -33,7 +36,7 @@ def run_training(config_path, K, log=print):
         % (tr.run, m.N, m.J, m.E, m.R, m.D,
            ', '.join('%s(%d)' % (s, len(m.surface_edges[s])) for s in m.surface_names),
            [s for s in m.surface_names if tr.tc.trainable[s]]))
-    hist = {'total': [], 'terms': {L['name']: [] for L in tr.tc.losses}, 'rate': [],
+    hist = {'total': [], 'terms': {}, 'conditions': {}, 'rate': [],
             'weights': {s: [tr.w[s].copy()] for s in m.surface_names}}
     first_grad = None
     for k in range(K):
@@ -43,7 +46,11 @@ def run_training(config_path, K, log=print):
             first_grad = res['grads']
         hist['total'].append(res['total'])
         for n, v in res['terms'].items():
-            hist['terms'][n].append(v)
+            hist['terms'].setdefault(n, []).append(v)
+        for c, d in res['conditions'].items():
+            hist['conditions'].setdefault(c + '/total', []).append(d['total'])
+            for n, v in d['terms'].items():
+                hist['conditions'].setdefault(c + '/' + n, []).append(v)
         hist['rate'].append(res['rate_mean_hz'])
         for s in m.surface_names:
             hist['weights'][s].append(tr.w[s].copy())
@@ -64,7 +71,7 @@ def write_result(path, tr, hist, first_grad, K):
         h.attrs['n_steps'] = tr.T
         h.attrs['dt'] = tr.dt
         h.create_dataset('loss/total', data=np.array(hist['total'], np.float64))
-        for n, v in hist['terms'].items():
+        for n, v in list(hist['terms'].items()) + list(hist['conditions'].items()):
             h.create_dataset('loss/' + n, data=np.array(v, np.float64))
         for s, g in (first_grad or {}).items():
             h.create_dataset('grad/' + s, data=np.asarray(g, np.float64))

@@ -10,6 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from grad_selfcheck_common import RESULTS, TMP, test    # noqa: E402
+import grad_selfcheck_approach                          # noqa: E402
 import grad_selfcheck_forward                           # noqa: E402
 import grad_selfcheck_gradients                         # noqa: E402
 import grad_selfcheck_training                          # noqa: E402
@@ -17,7 +18,7 @@ import grad_selfcheck_v1_losses                         # noqa: E402
 import grad_selfcheck_v1_training                       # noqa: E402
 
 for fn in (grad_selfcheck_forward.TESTS + grad_selfcheck_gradients.TESTS + grad_selfcheck_training.TESTS
-           + grad_selfcheck_v1_losses.TESTS + grad_selfcheck_v1_training.TESTS):
+           + grad_selfcheck_v1_losses.TESTS + grad_selfcheck_v1_training.TESTS + grad_selfcheck_approach.TESTS):
     test(fn)
 
 shutil.rmtree(TMP, ignore_errors=True)

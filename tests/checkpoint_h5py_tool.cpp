@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
       c.global_batch = j.at("global_batch");
       c.replicas = j.at("replicas");
       c.batch_size = j.at("batch_size");
+      c.optimizer = j.value("optimizer", std::string("adam"));
+      c.approach = j.value("approach", std::string("accumulate"));
+      c.optimizer_iterations = j.value("optimizer_iterations", std::int64_t(-1));
       for (const auto& s : j.at("surfaces")) {
         SurfaceState t;
         t.name = s.at("name");
@@ -73,6 +76,9 @@ int main(int argc, char** argv) {
               {"global_batch", c.global_batch},
               {"replicas", c.replicas},
               {"batch_size", c.batch_size},
+              {"optimizer", c.optimizer},
+              {"approach", c.approach},
+              {"optimizer_iterations", c.optimizer_iterations},
               {"surfaces", json::array()}};
     for (const auto& s : c.surfaces) {
       json t = {{"name", s.name},

@@ -32,7 +32,8 @@ def fnv1a64(data: bytes) -> str:
 assert fnv1a64(b"a") == "af63dc4c8601ec8c" and fnv1a64(b"foobar") == "85944171f73967e8"  # published vectors
 
 STATE = {
-    "step": 5, "next_sample": 40, "seed": 3141592653, "config_hash": "0123456789abcdef",
+    "step": 5, "optimizer": "exp_adam", "approach": "series", "optimizer_iterations": 10,
+    "next_sample": 40, "seed": 3141592653, "config_hash": "0123456789abcdef",
     "network_hash": "fedcba9876543210", "precision": "float32", "global_batch": 8, "replicas": 2, "batch_size": 4,
     "surfaces": [
         {"name": "recurrent", "trainable": True, "weight": [0.5, -0.125, 0.0, 1e-300], "initial_weight":
@@ -84,6 +85,9 @@ def written_by_dpointnet(tool, tmp):
         for k in ("config_hash", "network_hash", "precision"):
             check(attr(k) == STATE[k], f"{k}: {attr(k)}")
         dataset(f, "step", "int64", [5])
+        check(attr("optimizer") == "exp_adam" and attr("approach") == "series",
+              f"optimizer {attr('optimizer')}, approach {attr('approach')}")
+        dataset(f, "optimizer_iterations", "int64", [10])
         dataset(f, "rng/next_sample", "int64", [40])
         dataset(f, "rng/seed", "int64", [3141592653])
         dataset(f, "schedule/global_batch", "int64", [8])
@@ -147,6 +151,9 @@ def written_by_h5py(tool, tmp):
     for k in ("step", "next_sample", "seed", "config_hash", "network_hash", "precision", "global_batch",
               "replicas", "batch_size", "carried"):
         check(got[k] == state[k], f"{k}: dpointnet read {got[k]}, h5py wrote {state[k]}")
+    # a file without the optimizer's fields is an Adam run's accumulating its conditions, one step per update
+    for k, want in (("optimizer", "adam"), ("approach", "accumulate"), ("optimizer_iterations", 9)):
+        check(got[k] == want, f"{k}: dpointnet read {got[k]} from a file without it, expected {want}")
     check(got["surfaces"] == state["surfaces"], f"surfaces: dpointnet read {got['surfaces']}")
     print("ok: a checkpoint written by h5py reads back in dpointnet")
 

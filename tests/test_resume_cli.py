@@ -10,7 +10,11 @@ a RateDistribution loss: resume identity with those.
 --carry adds train.carry_state: the checkpoint then holds every sample slot's carried state,
 and the resumed process must continue from it bit-identically.
 
-  test_resume_cli.py --bin build/dpointnet [--v1-features] [--carry]
+--series trains with train.approach "series" and train.optimizer.type "exp_adam" over two condition objects
+(their own inputs and losses): the checkpoints must hold 2 optimizer steps per update, and resuming the step-3
+checkpoint with another approach or optimizer must be refused naming it.
+
+  test_resume_cli.py --bin build/dpointnet [--v1-features] [--carry] [--series]
 """
 import argparse
 import csv
@@ -25,9 +29,11 @@ import h5py
 import numpy as np
 
 
-def run(cmd):
+def run(cmd, expect_fail=False):
     print("  $ " + " ".join(cmd), flush=True)
     r = subprocess.run(cmd, capture_output=True, text=True)
+    if expect_fail:
+        return r
     if r.returncode != 0:
         print(r.stderr[-4000:])
         raise SystemExit(f"command failed ({r.returncode})")
@@ -52,6 +58,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--v1-features", action="store_true")
     ap.add_argument("--carry", action="store_true")
+    ap.add_argument("--series", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_resume_")
     failures = []
@@ -75,6 +82,12 @@ def main():
             base["train"]["losses"].append({"type": "RateDistribution", "cost": 0.5, "target_file": obs})
         if a.carry:
             base["train"]["carry_state"] = True
+        if a.series:
+            lgn = {"input_type": "rates", "node_set": "lgn"}
+            base["train"].update({"approach": "series", "optimizer": {"type": "exp_adam", "lr": 0.01}, "conditions": [
+                {"name": "evoked", "inputs": {"LGN": dict(lgn, rate=25.0)}},
+                {"name": "spont", "losses": [{"type": "TargetFiringRate", "cost": 2.0, "target": 1.0},
+                                             {"type": "VoltageRegularization", "cost": 0.5}]}]})
         cfgs = {}
         for name in ("straight", "interrupted"):
             c = json.loads(json.dumps(base))
@@ -86,6 +99,22 @@ def main():
         ck3 = os.path.join(tmp, "interrupted", "checkpoints", "step_3.h5")
         if not os.path.exists(ck3):
             failures.append("no checkpoint after the interruption")
+        if a.series:
+            # another approach or optimizer than the checkpoint's: refused, naming it, before any output
+            for key, change in (("approach", {"approach": "series_accumulate"}),
+                                ("optimizer", {"optimizer": {"type": "adam", "lr": 0.01}})):
+                c = json.load(open(cfgs["interrupted"]))
+                c["train"].update(change)
+                c["output"] = {"output_dir": os.path.join(tmp, "refused_" + key)}
+                p = os.path.join(tmp, "refused_" + key + ".json")
+                json.dump(c, open(p, "w"), indent=1)
+                r = run([a.bin, "train", p, "--no-progress", "--resume", ck3], expect_fail=True)
+                if r.returncode == 0 or f"field '{key}'" not in r.stderr or ck3 not in r.stderr:
+                    failures.append(f"resume with another {key}: exit {r.returncode}, {r.stderr[-300:]}")
+                elif os.path.exists(os.path.join(tmp, "refused_" + key, "metrics.csv")):
+                    failures.append(f"resume with another {key}: metrics.csv written before the refusal")
+                else:
+                    print(f"  refused: resume with another {key}")
         run([a.bin, "train", cfgs["interrupted"], "--no-progress", "--resume", ck3])
         A = datasets(os.path.join(tmp, "straight", "checkpoints", "step_6.h5"))
         B = datasets(os.path.join(tmp, "interrupted", "checkpoints", "step_6.h5"))
@@ -104,6 +133,21 @@ def main():
                                 f"{None if rec is None else rec.shape}")
             else:
                 print(f"  carried state: {rec.shape[0]} slots of {rec.shape[1]} values")
+        if a.series:
+            its = A.get("optimizer_iterations")
+            if its is None or int(np.asarray(its).reshape(-1)[0]) != 12:
+                failures.append(f"optimizer_iterations after 6 series updates of 2 conditions: {its}, expected 12")
+            cols = list(csv.DictReader(open(os.path.join(tmp, "straight", "metrics.csv"))).fieldnames)
+            want = ["loss.evoked", "loss.evoked.TargetFiringRate", "loss.spont", "loss.spont.TargetFiringRate"]
+            if any(w not in cols for w in want):
+                failures.append(f"metrics.csv lacks per-condition columns {want}: {cols}")
+            # loss = the mean over the conditions of their totals; a condition's total = the sum of its terms
+            for row in csv.DictReader(open(os.path.join(tmp, "straight", "metrics.csv"))):
+                tot = {c: float(row["loss." + c]) for c in ("evoked", "spont")}
+                parts = {c: sum(float(v) for k, v in row.items() if k.startswith("loss." + c + ".")) for c in tot}
+                if (abs(float(row["loss"]) - 0.5 * (tot["evoked"] + tot["spont"])) > 1e-6 * abs(float(row["loss"]))
+                        or any(abs(tot[c] - parts[c]) > 1e-6 * abs(tot[c]) for c in tot)):
+                    failures.append(f"metrics.csv row {row['step']}: loss {row['loss']}, totals {tot}, terms {parts}")
         moved = not np.array_equal(A["surfaces/recurrent/weight"], A["surfaces/recurrent/initial_weight"])
         if not moved:
             failures.append("the weights did not change: the comparison would be vacuous")

@@ -92,8 +92,13 @@ class TrainConfig:
                 spec['mode'] = mode
             self.losses.append(spec)
         opt = train.get('optimizer') or {}
-        if opt.get('type', 'adam').lower() != 'adam':
-            raise TrainError('train.optimizer.type %r: only "adam"' % opt.get('type'))
+        self.optimizer_type = opt.get('type', 'adam')
+        if self.optimizer_type not in ('adam', 'exp_adam'):
+            raise TrainError('train.optimizer.type %r: "adam" or "exp_adam"' % opt.get('type'))
+        # how the stimulus conditions make optimizer steps (oracle/train.py)
+        self.approach = train.get('approach', 'accumulate')
+        if self.approach not in ('accumulate', 'series', 'series_accumulate'):
+            raise TrainError('train.approach %r: "accumulate", "series" or "series_accumulate"' % self.approach)
         self.lr = float(opt.get('lr', 0.001))
         self.beta1 = float(opt.get('beta1', 0.9))
         self.beta2 = float(opt.get('beta2', 0.999))

@@ -20,8 +20,10 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
   const std::size_t per = 2 * static_cast<std::size_t>(net.n_neurons);
   for (int k = 0; k < K; ++k) {
     const std::int64_t base = rs.schedule().first_sample(tr.updates_done(), 0);  // first sample of this update
-    ms.push_back(rs.compute(tr.updates_done()));
-    if (k == 0) {
+    bool first_gradient = k == 0;  // the gradient of the first optimizer step ("series": the first condition's)
+    ms.push_back(rs.train_update(tr.updates_done(), [&](const StepMetrics&) {
+      if (!first_gradient) return;
+      first_gradient = false;
       for (std::size_t s = 0; s < S; ++s) grads.push_back(tr.weights().get(static_cast<int>(s), F::Gradient));
       // terminal states of the first global batch, gathered by a sum into global slots
       terminal.assign(per * static_cast<std::size_t>(rs.schedule().global_batch()), 0.0);
@@ -32,8 +34,7 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
         std::copy(st.begin(), st.end(), terminal.begin() + static_cast<std::ptrdiff_t>(first));
       }
       ctx.allreduce_sum(terminal.data(), terminal.size());
-    }
-    rs.update();
+    }));
     double bad = 0;
     for (int r = 0; r < rs.n_local(); ++r) bad += static_cast<double>(rs.local(r).weights().sign_violations());
     ctx.allreduce_sum(&bad, 1);
@@ -51,8 +52,17 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
     return v;
   };
   f.write_double("/loss/total", column([](const StepMetrics& m) { return m.loss; }));
-  for (std::size_t q = 0; q < tc.losses.size(); ++q)
-    f.write_double("/loss/" + tc.losses[q].name, column([q](const StepMetrics& m) { return m.loss_terms[q]; }));
+  if (tc.single_loss_set())
+    for (std::size_t q = 0; q < tc.losses.size(); ++q)
+      f.write_double("/loss/" + tc.losses[q].name, column([q](const StepMetrics& m) { return m.loss_terms[q]; }));
+  // with conditions: /loss/<condition>/total and /loss/<condition>/<term>
+  for (std::size_t c = 0; c < tc.conditions.size(); ++c) {
+    const std::string g = "/loss/" + tc.condition_names[c] + "/";
+    f.write_double(g + "total", column([c](const StepMetrics& m) { return m.conditions[c].total; }));
+    const auto& specs = tc.losses_of(static_cast<int>(c));
+    for (std::size_t q = 0; q < specs.size(); ++q)
+      f.write_double(g + specs[q].name, column([c, q](const StepMetrics& m) { return m.conditions[c].terms[q]; }));
+  }
   f.write_double("/rate_mean_hz", column([](const StepMetrics& m) { return m.rate_hz; }));
   f.write_double("/grad_norm", column([](const StepMetrics& m) { return m.grad_norm; }));
   f.write_double_2d("/terminal/v_and_counts", terminal, terminal.size() / per, per);

@@ -10,10 +10,13 @@ PreparedRun prepare_run(const SimulationConfig& cfg, const Network& net, const T
   run.cfg = &cfg;
   run.net = &net;
   run.tc = &tc;
-  const std::int64_t steps = tc.total_steps(cfg);  // warm-up + window
-  for (std::size_t c = 0; c < tc.conditions.size(); ++c)
-    run.conditions.push_back(prepare_inputs(
-        cfg.with_input_overrides(tc.conditions[c], "train.conditions[" + std::to_string(c) + "]"), net, steps));
+  const std::int64_t steps = tc.total_steps(cfg);         // warm-up + window
+  for (std::size_t c = 0; c < tc.conditions.size(); ++c)  // (no overrides: a condition of the base inputs)
+    run.conditions.push_back(
+        prepare_inputs(tc.conditions[c].empty()
+                           ? cfg
+                           : cfg.with_input_overrides(tc.conditions[c], "train.conditions[" + std::to_string(c) + "]"),
+                       net, steps));
   run.inputs = prepare_inputs(cfg, net, steps);
   run.clamps = prepare_current_clamps(cfg, net);
   run.schedule = SampleSchedule{batch > 0 ? batch : cfg.batch_size, replicas, tc.accumulate, tc.n_conditions()};

@@ -18,7 +18,9 @@ void write_rates_file(const std::string& path, const Network& net, const TrainCo
     f.write_double("/rates_hz/last", last);
     f.write_attr_uint32("/rates_hz", "first_update", {static_cast<std::uint32_t>(first_update)});
     f.write_attr_uint32("/rates_hz", "last_update", {static_cast<std::uint32_t>(last_update)});
-    for (const auto& l : tc.losses) {
+    std::vector<LossSpec> specs = tc.losses;  // train.losses, then the conditions' own (the first of a kind wins)
+    for (const auto& own : tc.condition_losses) specs.insert(specs.end(), own.begin(), own.end());
+    for (const auto& l : specs) {
       if (l.kind == LossKind::RateDistribution && !f.exists("/observed")) {
         for (const auto& [g, rates] : l.observed) {
           std::vector<std::uint32_t> ids;  // the simulated node types of the group

@@ -14,6 +14,7 @@
 #include "dpointnet/app/prepare_run.hpp"
 #include "dpointnet/app/rate_record.hpp"
 #include "dpointnet/app/run_record.hpp"
+#include "dpointnet/app/train_checks.hpp"
 #include "dpointnet/app/visual_outputs.hpp"
 #include "dpointnet/config/simulation_config.hpp"
 #include "dpointnet/inputs/input_schedule.hpp"
@@ -48,24 +49,6 @@ void maybe_fault(int rank, std::int64_t step) {
     throw std::runtime_error("injected fault (DPOINTNET_FAULT_RANK=" + std::string(fr) +
                              ", DPOINTNET_FAULT_STEP=" + std::string(fs_) + ") on rank " + std::to_string(rank) +
                              " at update " + std::to_string(step));
-}
-
-// Before update `update` is applied: a non-finite loss term or gradient stops the run (the same decision on
-// every rank: losses and gradients are the job's means). DPOINTNET_FAULT_NAN_STEP=k poisons surface 0's
-// gradient before update k (tests).
-template <class Real>
-void check_finite(ReplicaSet<Real>& rs, const StepMetrics& m, const TrainConfig& tc, std::int64_t update) {
-  const char* nan_step = std::getenv("DPOINTNET_FAULT_NAN_STEP");
-  if (nan_step && std::atoll(nan_step) == update)
-    for (int r = 0; r < rs.n_local(); ++r) detail::poison_gradient(rs.local(r).weights(), 0);
-  const std::string where = "update " + std::to_string(update) +
-                            ": nothing of it was applied; the last checkpoint "
-                            "file is the last good state (lower train.optimizer.lr or add clip_global_norm)";
-  for (std::size_t q = 0; q < m.loss_terms.size(); ++q)
-    if (!std::isfinite(m.loss_terms[q]))
-      throw TrainingError("loss " + tc.losses[q].name + " is " + std::to_string(m.loss_terms[q]) + " at " + where);
-  const std::string s = rs.chief().weights().nonfinite_gradient_surface();
-  if (!s.empty()) throw TrainingError("the gradient of surface '" + s + "' is not finite at " + where);
 }
 
 struct RunInputs {
@@ -125,9 +108,7 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
   std::unique_ptr<MetricsLog> metrics;
   std::unique_ptr<StimulusLog> stimuli;
   if (chief) {
-    std::vector<std::string> names;
-    for (const auto& l : tc.losses) names.push_back(l.name);
-    metrics = std::make_unique<MetricsLog>((out / "metrics.csv").string(), names, rs.distributed(),
+    metrics = std::make_unique<MetricsLog>((out / "metrics.csv").string(), loss_columns(tc), rs.distributed(),
                                            resume ? resume->step : -1);
     stimuli =
         std::make_unique<StimulusLog>((out / "stimulus_samples.csv").string(), in.run, resume ? resume->step : -1);
@@ -185,9 +166,8 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
     const auto t0 = std::chrono::steady_clock::now();
     maybe_fault(ctx.rank(), tr.updates_done() + 1);
     ctx.set_update(tr.updates_done() + 1);
-    StepMetrics m = rs.compute(tr.updates_done());
-    check_finite(rs, m, tc, tr.updates_done() + 1);
-    rs.update();
+    StepMetrics m = rs.train_update(tr.updates_done(),
+                                    [&](const StepMetrics& g) { check_finite(rs, g, tc, tr.updates_done() + 1); });
     m.step = tr.updates_done();
     m.t_update = tr.last_update_seconds();
     m.peak_rss_bytes = peak_rss_bytes();
@@ -267,34 +247,6 @@ int train_impl(const RunInputs& in, ReplicaContext& ctx, double predicted_peak_b
   else
     attempt("spike rasters", [&] { write_sample_rasters<Real>(out.string(), rec, in.run); });
   return code;
-}
-
-// A resume checkpoint must come from this network and config.
-CheckpointState read_resume(const std::string& path, const std::string& nhash, const std::string& chash,
-                            const TrainConfig& tc, const SampleSchedule& schedule) {
-  if (!fs::exists(path)) throw InputError(path, "", "--resume", "checkpoint file does not exist");
-  CheckpointState ck = read_checkpoint_file(path);
-  if (ck.network_hash != nhash)
-    throw InputError(
-        path, "", "network_hash",
-        "the checkpoint was written for another network (hash " + ck.network_hash + ", this network " + nhash + ")");
-  // elastic resume: another replica count is fine when the global batch is kept
-  if (ck.global_batch > 0 && ck.global_batch != schedule.global_batch())
-    throw InputError(path, "", "global_batch",
-                     "the checkpoint was written with a global batch of " + std::to_string(ck.global_batch) + " (" +
-                         std::to_string(ck.replicas) + " replica(s) x batch_size " + std::to_string(ck.batch_size) +
-                         " x accumulate x conditions); this run's is " + std::to_string(schedule.global_batch()) +
-                         " (" + std::to_string(schedule.replicas) + " x " + std::to_string(schedule.batch) +
-                         "): a resume may change the replicas and run.batch_size, not their product");
-  if (ck.config_hash != chash)
-    throw InputError(path, "", "config_hash",
-                     "the checkpoint was written with another config (hash " + ck.config_hash + ", this config " +
-                         chash + "); only train.steps/epochs and the save/log intervals may change on resume");
-  if (tc.carry_state && ck.step > 0 && ck.carried.empty())
-    throw InputError(path, "", "carried_state",
-                     "is missing: train.carry_state is on and the checkpoint is from update " +
-                         std::to_string(ck.step) + " (the run would restart its samples from rest)");
-  return ck;
 }
 
 }  // namespace

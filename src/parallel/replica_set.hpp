@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -46,17 +47,18 @@ class ReplicaSet {
   const SampleSchedule& schedule() const { return schedule_; }
   ReplicaContext& context() { return ctx_; }
 
-  // Gradients of update `update` (0-based) on every replica, averaged over the job; metrics are job means.
-  // Pooled losses (RateDistribution) first get the spike counts of the whole global batch: every replica's
-  // forward passes, summed over the local replicas and reduced over the job (one allreduce of N doubles).
-  StepMetrics compute(std::int64_t update) {
+  // Gradients of update `update` (0-based) on every replica, averaged over the job; metrics are job means: every
+  // micro-batch (condition < 0), or those of one condition (a "series" step). Pooled losses (RateDistribution)
+  // first get the spike counts of their pool groups over the whole global batch: every replica's forward passes,
+  // summed over the local replicas and reduced over the job (one allreduce of N doubles per group).
+  StepMetrics compute(std::int64_t update, int condition = -1) {
     std::vector<StepMetrics> ms;
-    const bool pooled = distributed_ && reps_[0]->has_pooled_loss();
+    const bool pooled = distributed_ && reps_[0]->has_pooled_loss(condition);
     std::vector<double> counts;
     if (pooled) {
       for (int r = 0; r < local_; ++r) {
-        const auto c =
-            reps_[static_cast<std::size_t>(r)]->pooled_counts(schedule_.first_sample(update, replica_index(r)));
+        const auto c = reps_[static_cast<std::size_t>(r)]->pooled_counts(
+            schedule_.first_sample(update, replica_index(r)), condition);
         if (counts.empty()) counts.assign(c.size(), 0.0);
         for (std::size_t i = 0; i < c.size(); ++i) counts[i] += c[i];
       }
@@ -66,13 +68,16 @@ class ReplicaSet {
       const std::int64_t first = schedule_.first_sample(update, replica_index(r));
       if (distributed_)
         for (int c = 0; c < schedule_.conditions; ++c) {
+          if (condition >= 0 && c != condition) continue;
           const std::int64_t lo = first + schedule_.micro_offset(c * schedule_.accumulate);
           log::get()->info("rank {} replica {}: update {} samples [{}, {})", ctx_.rank(), r, update + 1, lo,
                            lo + static_cast<std::int64_t>(schedule_.batch) * schedule_.accumulate);
         }
       auto& t = *reps_[static_cast<std::size_t>(r)];
-      ms.push_back(pooled ? t.compute_gradient(first, counts, static_cast<double>(schedule_.global_batch()))
-                          : t.compute_gradient(first));
+      // samples per pool group: the global batch, or one condition's block of it
+      const double group =
+          static_cast<double>(schedule_.global_batch()) / (condition < 0 ? t.pool_groups() : schedule_.conditions);
+      ms.push_back(pooled ? t.compute_gradient(first, counts, group, condition) : t.compute_gradient(first, condition));
     }
     if (!distributed_) return ms[0];
     const std::size_t n = reps_[0]->weights().packed_size();
@@ -91,15 +96,26 @@ class ReplicaSet {
     // metrics: a separate small reduction of the local sums
     StepMetrics m = ms[0];
     std::vector<double> v(m.loss_terms.size() + 2, 0.0);
+    for (const auto& cl : m.conditions) v.insert(v.end(), cl.terms.size() + 1, 0.0);
     for (const auto& x : ms) {
       v[0] += x.loss;
       v[1] += x.rate_hz;
       for (std::size_t q = 0; q < x.loss_terms.size(); ++q) v[q + 2] += x.loss_terms[q];
+      std::size_t o = x.loss_terms.size() + 2;
+      for (const auto& cl : x.conditions) {
+        v[o++] += cl.total;
+        for (double term : cl.terms) v[o++] += term;
+      }
     }
     ctx_.allreduce_sum(v.data(), v.size());
     m.loss = v[0] / total;
     m.rate_hz = v[1] / total;
     for (std::size_t q = 0; q < m.loss_terms.size(); ++q) m.loss_terms[q] = v[q + 2] / total;
+    std::size_t o = m.loss_terms.size() + 2;
+    for (auto& cl : m.conditions) {
+      cl.total = v[o++] / total;
+      for (double& term : cl.terms) term = v[o++] / total;
+    }
     m.grad_norm = reps_[0]->last_grad_norm();
     m.t_allreduce = allreduce_s;
     return m;
@@ -109,17 +125,34 @@ class ReplicaSet {
     for (auto& t : reps_) t->apply_update();
   }
 
+  // Update `update` (0-based) as train.approach says: "series" computes and applies each condition's gradient in
+  // turn (one gradient allreduce per condition), the others one gradient and one optimizer step. `before_step`
+  // sees each gradient's metrics (and may throw) before its optimizer step. The update's metrics.
+  StepMetrics train_update(std::int64_t update, const std::function<void(const StepMetrics&)>& before_step) {
+    const TrainConfig& tc = reps_[0]->config();
+    std::vector<StepMetrics> parts;
+    const bool series = tc.approach == Approach::Series && !tc.conditions.empty();
+    for (int c = 0; c < (series ? tc.n_conditions() : 1); ++c) {
+      parts.push_back(compute(update, series ? c : -1));
+      if (before_step) before_step(parts.back());
+      for (auto& t : reps_) t->apply_step();
+    }
+    for (auto& t : reps_) t->end_update();
+    return series ? merge_series_metrics(parts) : parts[0];
+  }
+
   // The chief's state to every replica (start and after a restore); `source` names it in errors.
   void broadcast_state(CheckpointState& state, const std::string& source) {
     std::vector<double> flat;
     for (auto& s : state.surfaces)
       for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v})
         flat.insert(flat.end(), v->begin(), v->end());
-    std::int64_t hdr[2] = {state.step, static_cast<std::int64_t>(flat.size())};
-    ctx_.broadcast(hdr, 2);
+    std::int64_t hdr[3] = {state.step, static_cast<std::int64_t>(flat.size()), state.optimizer_iterations};
+    ctx_.broadcast(hdr, 3);
     flat.resize(static_cast<std::size_t>(hdr[1]));
     ctx_.broadcast(flat.data(), flat.size());
     state.step = hdr[0];
+    state.optimizer_iterations = hdr[2];
     std::size_t off = 0;
     for (auto& s : state.surfaces)
       for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v}) {

@@ -70,6 +70,13 @@ class BpttEngine {
   void set_pool_gradient(const std::vector<double>& dy);
   double backward_seconds() const { return t_backward_; }
 
+  // The voltage regularizer's per-(b, t, i) gradient scales of the next forward and backward passes (the loss set
+  // of the micro-batch's stimulus condition).
+  void set_voltage_regularizer(double range_scale, double threshold_scale) {
+    bp_.vreg_range_scale = range_scale;
+    bp_.vreg_threshold_scale = threshold_scale;
+  }
+
   // Host shapes: the target blocks of the spike adjoint (1: unblocked), and the timings they were chosen from.
   int target_blocks() const { return blocks_.on() ? blocks_.n_blocks : 1; }
   const device::TargetBlockChoice& target_block_choice() const { return block_choice_; }

@@ -79,6 +79,9 @@ std::vector<unsigned char> contents(const std::string& path, const CheckpointSta
   f.write_attr_string("/", "network_hash", c.network_hash);
   f.write_attr_string("/", "precision", c.precision);
   w.ints("/step", {c.step});
+  f.write_attr_string("/", "optimizer", c.optimizer);
+  f.write_attr_string("/", "approach", c.approach);
+  w.ints("/optimizer_iterations", {c.optimizer_iterations >= 0 ? c.optimizer_iterations : c.step});
   w.ints("/rng/next_sample", {c.next_sample});
   w.ints("/rng/seed", {static_cast<std::int64_t>(c.seed)});
   w.ints("/schedule/global_batch", {c.global_batch});
@@ -147,6 +150,10 @@ CheckpointState read_checkpoint_file(const std::string& path) {
   c.network_hash = f.read_attr_string("/", "network_hash");
   c.precision = f.read_attr_string("/", "precision");
   c.step = r.one_int("/step");
+  // (files without them come from Adam runs accumulating over their conditions)
+  if (f.has_attr("/", "optimizer")) c.optimizer = f.read_attr_string("/", "optimizer");
+  if (f.has_attr("/", "approach")) c.approach = f.read_attr_string("/", "approach");
+  c.optimizer_iterations = f.exists("/optimizer_iterations") ? r.one_int("/optimizer_iterations") : c.step;
   c.next_sample = r.one_int("/rng/next_sample");
   c.seed = static_cast<std::uint32_t>(r.one_int("/rng/seed"));
   if (f.exists("/schedule")) {

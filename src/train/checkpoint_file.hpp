@@ -1,7 +1,7 @@
 // Checkpoint files (HDF5, written atomically; distinct from the BPTT segment snapshots in memory): every
-// weight (trainable and frozen; normalized and pA), initial weights, Adam moments and step count, RNG key and
-// sample counter, config and network hashes; with train.carry_state the carried state of every sample slot. Restore
-// refuses a checkpoint of another network or config.
+// weight (trainable and frozen; normalized and pA), initial weights, Adam moments, step and optimizer step counts,
+// optimizer type and approach, RNG key and sample counter, config and network hashes; with train.carry_state the
+// carried state of every sample slot. Restore refuses a checkpoint of another network or config.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,9 +26,13 @@ struct CarriedState {
 };
 
 struct CheckpointState {
-  std::int64_t step = 0;         // Adam updates done
-  std::int64_t next_sample = 0;  // global index of the next sample to draw
-  std::uint32_t seed = 0;        // RNG key
+  std::int64_t step = 0;  // updates done (train.steps counts them)
+  // train.optimizer.type, train.approach, and the optimizer's steps done (its bias-correction t; "series": one per
+  // condition and update). A resume must keep the optimizer and the approach.
+  std::string optimizer = "adam", approach = "accumulate";
+  std::int64_t optimizer_iterations = -1;  // -1: not set (written as step)
+  std::int64_t next_sample = 0;            // global index of the next sample to draw
+  std::uint32_t seed = 0;                  // RNG key
   std::string config_hash, network_hash, precision;
   // the job that wrote it: samples per update, replicas and samples per replica and micro-batch (0: not stored,
   // format 1). A resume may change replicas and batch_size, not global_batch (elastic resume).

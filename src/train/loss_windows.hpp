@@ -13,6 +13,7 @@ namespace dpointnet {
 
 class LossWindows {
  public:
+  LossWindows() = default;
   LossWindows(const std::vector<LossSpec>& losses, std::int64_t T) {
     bands_ = {0, T};
     for (const auto& l : losses) {

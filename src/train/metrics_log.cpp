@@ -23,6 +23,27 @@ std::vector<std::string> split_csv(const std::string& line) {
 
 }  // namespace
 
+std::vector<std::string> loss_columns(const TrainConfig& tc) {
+  std::vector<std::string> out;
+  if (tc.single_loss_set())
+    for (const auto& l : tc.losses) out.push_back(l.name);
+  for (std::size_t c = 0; c < tc.conditions.size(); ++c) {
+    const std::string n = "loss." + tc.condition_names[c];
+    out.push_back(n);
+    for (const auto& l : tc.losses_of(static_cast<int>(c))) out.push_back(n + "." + l.name);
+  }
+  return out;
+}
+
+std::vector<double> loss_values(const StepMetrics& m) {
+  std::vector<double> out = m.loss_terms;
+  for (const auto& c : m.conditions) {
+    out.push_back(c.total);
+    out.insert(out.end(), c.terms.begin(), c.terms.end());
+  }
+  return out;
+}
+
 MetricsLog::MetricsLog(const std::string& path, const std::vector<std::string>& loss_names, bool with_allreduce,
                        std::int64_t keep_until)
     : path_(path), with_allreduce_(with_allreduce) {
@@ -69,7 +90,7 @@ MetricsLog::MetricsLog(const std::string& path, const std::vector<std::string>& 
 
 void MetricsLog::append(const StepMetrics& m) {
   out_ << m.step << "," << fmt::format("{:.9g}", m.loss);
-  for (double v : m.loss_terms) out_ << "," << fmt::format("{:.9g}", v);
+  for (double v : loss_values(m)) out_ << "," << fmt::format("{:.9g}", v);
   out_ << "," << fmt::format("{:.9g}", m.rate_hz) << "," << fmt::format("{:.9g}", m.grad_norm) << ","
        << fmt::format("{:.4g}", m.samples_per_s) << "," << fmt::format("{:.4g}", m.seconds);
   for (double t : {m.t_forward, m.t_recompute, m.t_backward, m.t_update}) out_ << "," << fmt::format("{:.4g}", t);

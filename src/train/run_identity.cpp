@@ -27,13 +27,19 @@ std::string config_hash(const SimulationConfig& cfg, int replicas) {
   if (cfg.dynamics == Dynamics::Nest) j["run"]["dynamics"] = "nest";  // (discrete runs keep their old hash)
   json t = cfg.resolved["train"];
   // files read by the losses count by their contents, like input files
-  if (t.contains("losses") && t["losses"].is_array())
-    for (auto& l : t["losses"])
+  auto hash_files = [](json& losses) {
+    if (!losses.is_array()) return;
+    for (auto& l : losses)
       if (l.is_object() && l.contains("target_file") && l["target_file"].is_string()) {
         std::ifstream f(l["target_file"].get<std::string>(), std::ios::binary);
         l["target_file"] =
             fnv1a64_hex(std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()));
       }
+  };
+  if (t.contains("losses")) hash_files(t["losses"]);
+  if (t.contains("conditions") && t["conditions"].is_array())  // condition objects' own losses
+    for (auto& c : t["conditions"])
+      if (c.is_object() && c.contains("losses")) hash_files(c["losses"]);
   for (const char* k :
        {"steps", "epochs", "steps_per_epoch", "checkpoint_interval", "save_checkpoint_every", "log_every"})
     t.erase(k);

@@ -56,24 +56,6 @@ void read_target_blocks(const JsonReader& r, const json& j, TrainConfig& t) {
   t.target_blocks = static_cast<int>(n);
 }
 
-// "conditions": input overrides, checked against the config's inputs.
-Row conditions(const SimulationConfig& cfg) {
-  return fields::custom<TrainConfig>({"conditions"}, [&cfg](const JsonReader& r, const json& j, TrainConfig& t) {
-    if (!j.contains("conditions")) return;
-    const json& cs = j["conditions"];
-    if (!cs.is_array() || cs.empty())
-      r.fail("conditions", "must be a non-empty list of input overrides (input name: spec)");
-    for (std::size_t k = 0; k < cs.size(); ++k) {
-      const std::string sec = "train.conditions[" + std::to_string(k) + "]";
-      const SimulationConfig cc = cfg.with_input_overrides(cs[k], sec);
-      for (const auto& in : cc.inputs)
-        if (in.kind == InputKind::CurrentClamp && cs[k].contains(in.name))
-          throw InputError(r.file(), sec, in.name, "is a current clamp: clamps are the same in every condition");
-      t.conditions.push_back(cs[k]);
-    }
-  });
-}
-
 // "trainable": surface name -> bool, over the defaults (recurrent true, every input surface false).
 Row trainable(const Network& net) {
   return fields::custom<TrainConfig>({"trainable"}, [&net](const JsonReader& r, const json& j, TrainConfig& t) {
@@ -193,30 +175,89 @@ LossSpec parse_loss(const JsonReader& r, const json& l, const std::vector<LossTy
   return s;
 }
 
-// "losses": named by type, suffixed _1, _2, ... when a type repeats.
+// A list of loss entries (`section`: "train.losses", ...), named by type, suffixed _1, _2, ... when a type repeats.
+std::vector<LossSpec> parse_losses(const JsonReader& r, const std::string& section, const json& list,
+                                   const std::vector<LossType>& types) {
+  std::vector<LossSpec> out;
+  std::map<std::string, int> seen;
+  for (std::size_t q = 0; q < list.size(); ++q) {
+    LossSpec s = parse_loss(r.at(section + "[" + std::to_string(q) + "]"), list[q], types);
+    const std::string type = s.name;
+    const int n = ++seen[type];
+    s.name = n == 1 ? type : type + "_" + std::to_string(n);
+    if (n == 2) {  // rename the first one too, so names are unambiguous
+      for (auto& o : out)
+        if (o.name == type) o.name = type + "_1";
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+// "losses": required unless every condition has its own.
 Row losses(const SimulationConfig& cfg, const Network& net) {
   return fields::custom<TrainConfig>({"losses"}, [&cfg, &net](const JsonReader& r, const json& j, TrainConfig& t) {
+    bool all_own = !t.condition_losses.empty();
+    for (const auto& l : t.condition_losses) all_own = all_own && !l.empty();
+    if (!j.contains("losses") && all_own) return;
     if (!j.contains("losses") || !j["losses"].is_array() || j["losses"].empty())
-      r.fail("losses", "must be a non-empty list");
-    const std::vector<LossType> types = loss_types(cfg, net);
-    std::map<std::string, int> seen;
-    for (std::size_t q = 0; q < j["losses"].size(); ++q) {
-      LossSpec s = parse_loss(r.at("train.losses[" + std::to_string(q) + "]"), j["losses"][q], types);
-      const std::string type = s.name;
-      const int n = ++seen[type];
-      s.name = n == 1 ? type : type + "_" + std::to_string(n);
-      if (n == 2) {  // rename the first one too, so names are unambiguous
-        for (auto& o : t.losses)
-          if (o.name == type) o.name = type + "_1";
+      r.fail("losses", "must be a non-empty list (optional only when every condition has its own \"losses\")");
+    t.losses = parse_losses(r, "train.losses", j["losses"], loss_types(cfg, net));
+  });
+}
+
+// A condition object ({"name", "inputs", "losses"}) rather than input overrides: it has one of these keys.
+bool condition_object(const json& c) {
+  return c.is_object() && (c.contains("name") || c.contains("inputs") || c.contains("losses"));
+}
+
+// "conditions": input overrides, or condition objects, checked against the config's inputs.
+Row conditions(const SimulationConfig& cfg, const Network& net) {
+  return fields::custom<TrainConfig>({"conditions"}, [&cfg, &net](const JsonReader& r, const json& j, TrainConfig& t) {
+    if (!j.contains("conditions")) return;
+    const json& cs = j["conditions"];
+    if (!cs.is_array() || cs.empty())
+      r.fail("conditions", "must be a non-empty list of input overrides (input name: spec) or condition objects");
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      const std::string sec = "train.conditions[" + std::to_string(k) + "]";
+      const JsonReader rc = r.at(sec);
+      json overrides = cs[k];
+      std::string name = "condition_" + std::to_string(k);
+      std::vector<LossSpec> own;
+      if (condition_object(cs[k])) {
+        for (auto& [key, v] : cs[k].items())
+          if (key != "name" && key != "inputs" && key != "losses")
+            rc.fail(key, "is not a key of a condition object (name, inputs, losses)");
+        name = rc.string(cs[k], "name", name);
+        if (name.empty() || name.find_first_of("/,") != std::string::npos)
+          rc.fail("name", "must be non-empty, without '/' or ','");
+        for (const auto& other : t.condition_names)
+          if (other == name) rc.fail("name", "\"" + name + "\" names two conditions");
+        overrides = cs[k].contains("inputs") ? cs[k]["inputs"] : json::object();
+        if (!overrides.is_object()) rc.fail("inputs", "must be an object of input name: spec");
+        if (cs[k].contains("losses")) {
+          if (!cs[k]["losses"].is_array() || cs[k]["losses"].empty()) rc.fail("losses", "must be a non-empty list");
+          own = parse_losses(rc, sec + ".losses", cs[k]["losses"], loss_types(cfg, net));
+        }
       }
-      t.losses.push_back(s);
+      const std::string isec = condition_object(cs[k]) ? sec + ".inputs" : sec;
+      // (a condition object without inputs runs the base inputs)
+      const SimulationConfig cc =
+          overrides.empty() && condition_object(cs[k]) ? cfg : cfg.with_input_overrides(overrides, isec);
+      for (const auto& in : cc.inputs)
+        if (in.kind == InputKind::CurrentClamp && overrides.contains(in.name))
+          throw InputError(r.file(), isec, in.name, "is a current clamp: clamps are the same in every condition");
+      t.conditions.push_back(overrides);
+      t.condition_names.push_back(name);
+      t.condition_losses.push_back(std::move(own));
     }
   });
 }
 
 fields::Table<TrainConfig> optimizer_keys() {
   using T = TrainConfig;
-  return {fields::one_of<T>("type", "adam", {"adam"}),
+  return {fields::choice<T, OptimizerKind>("type", &T::optimizer, "adam",
+                                           {{"adam", OptimizerKind::Adam}, {"exp_adam", OptimizerKind::ExpAdam}}),
           fields::number("lr", &T::lr, 1e-3, Range::Positive),
           fields::number("beta1", &T::beta1, 0.9, Range::NonNegative),
           fields::number("beta2", &T::beta2, 0.999, Range::NonNegative),
@@ -239,7 +280,11 @@ fields::Table<TrainConfig> train_keys(const SimulationConfig& cfg, const Network
       warmup(cfg.dt),
       fields::boolean("carry_state", &T::carry_state, false),
       fields::custom<T>({"target_blocks"}, read_target_blocks),
-      conditions(cfg),
+      conditions(cfg, net),
+      fields::choice<T, Approach>("approach", &T::approach, "accumulate",
+                                  {{"accumulate", Approach::Accumulate},
+                                   {"series", Approach::Series},
+                                   {"series_accumulate", Approach::SeriesAccumulate}}),
       fields::integer("log_every", &T::log_every, 1, 1),
       fields::number("voltage_gradient_dampening", &T::voltage_gradient_dampening, 0.5, Range::NonNegative),
       fields::number("recurrent_dampening_factor", &T::recurrent_dampening_factor, 0.1, Range::NonNegative),
@@ -267,6 +312,12 @@ fields::Table<TrainConfig> train_keys(const SimulationConfig& cfg, const Network
 }
 
 }  // namespace
+
+const char* approach_name(Approach a) {
+  return a == Approach::Series ? "series" : a == Approach::SeriesAccumulate ? "series_accumulate" : "accumulate";
+}
+
+const char* optimizer_name(OptimizerKind k) { return k == OptimizerKind::ExpAdam ? "exp_adam" : "adam"; }
 
 TrainConfig TrainConfig::parse(const SimulationConfig& cfg, const Network& net) {
   if (!cfg.resolved.contains("train") || !cfg.resolved["train"].is_object())

@@ -20,6 +20,11 @@ enum class LossKind {
   EMDWeightRegularization
 };
 enum class RatePenalty { Squared, Huber, HuberQuantile };
+// train.approach (docs/training-update.md, "Approaches"): how the stimulus conditions make optimizer steps.
+enum class Approach { Accumulate, Series, SeriesAccumulate };
+enum class OptimizerKind { Adam, ExpAdam };
+const char* approach_name(Approach a);
+const char* optimizer_name(OptimizerKind k);
 
 struct LossSpec {
   LossKind kind = LossKind::TargetFiringRate;
@@ -62,9 +67,30 @@ struct TrainConfig {
   int checkpoint_interval = 25;
   int accumulate = 1;  // micro-batches of batch_size samples whose gradients make one update
   // Stimulus conditions: input overrides (input name -> spec), one set per condition; every update runs
-  // accumulate micro-batches per condition (conditions in order), their gradients averaged.
+  // accumulate micro-batches per condition (conditions in order), combined by `approach`.
   std::vector<nlohmann::json> conditions;
+  std::vector<std::string> condition_names;             // "condition_0", ... unless named
+  std::vector<std::vector<LossSpec>> condition_losses;  // per condition: its own losses (empty: `losses`)
+  Approach approach = Approach::Accumulate;
   int n_conditions() const { return conditions.empty() ? 1 : static_cast<int>(conditions.size()); }
+  // The loss specs of condition c (c < 0 or no conditions: `losses`).
+  const std::vector<LossSpec>& losses_of(int c) const {
+    return c >= 0 && c < static_cast<int>(condition_losses.size()) &&
+                   !condition_losses[static_cast<std::size_t>(c)].empty()
+               ? condition_losses[static_cast<std::size_t>(c)]
+               : losses;
+  }
+  // Every condition uses `losses` (or there are none).
+  bool single_loss_set() const {
+    for (const auto& l : condition_losses)
+      if (!l.empty()) return false;
+    return true;
+  }
+  // Pooled losses pool every sample of the update (approach accumulate with one loss set), else each
+  // condition's samples.
+  bool shared_pool() const { return approach == Approach::Accumulate && single_loss_set(); }
+  // Optimizer steps per update: one per condition for "series", else one.
+  int steps_per_update() const { return approach == Approach::Series ? n_conditions() : 1; }
   int micro_batches() const { return accumulate * n_conditions(); }
   int condition_of(int micro_batch) const { return conditions.empty() ? -1 : micro_batch / accumulate; }
   double warmup_ms = 0;           // run from rest without gradient before the BPTT window
@@ -78,7 +104,8 @@ struct TrainConfig {
   double voltage_gradient_dampening = 0.5;
   double recurrent_dampening_factor = 0.1;
   std::map<std::string, bool> trainable;  // "recurrent" or a virtual population name
-  std::vector<LossSpec> losses;
+  std::vector<LossSpec> losses;           // may be empty when every condition has its own
+  OptimizerKind optimizer = OptimizerKind::Adam;
   double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-11;
   double clip_global_norm = 0.0;           // 0: off
   std::int64_t save_checkpoint_every = 0;  // 0: only at the end

@@ -26,12 +26,21 @@ namespace detail {
 struct TrainerTestAccess;
 }
 
+// The loss of one stimulus condition in an update: its total and its terms (in TrainConfig::losses_of order).
+struct ConditionLoss {
+  int condition = 0;
+  double total = 0;
+  std::vector<double> terms;
+};
+
 struct StepMetrics {
   std::int64_t step = 0;  // 1-based update count after this step
-  double loss = 0;
-  std::vector<double> loss_terms;  // in TrainConfig::losses order
-  double rate_hz = 0;              // mean over samples and neurons
-  double grad_norm = 0;            // after adding the weight regularizer, before clipping
+  double loss = 0;        // with conditions: the mean over them of each condition's total
+  // in TrainConfig::losses order, when every condition uses it (with conditions: the mean over them); else empty
+  std::vector<double> loss_terms;
+  std::vector<ConditionLoss> conditions;  // with train.conditions: those of this update (or series step)
+  double rate_hz = 0;                     // mean over samples and neurons
+  double grad_norm = 0;                   // after adding the weight regularizer, before clipping
   double seconds = 0;
   double samples_per_s = 0;
   // wall time by phase (s): forward with snapshots, segment recompute, reverse sweep, optimizer update
@@ -39,6 +48,24 @@ struct StepMetrics {
   double t_allreduce = 0;     // sample-parallel runs: the packed gradient allreduce
   double peak_rss_bytes = 0;  // peak resident memory of the process so far (set by the training loop)
 };
+
+// A "series" update's metrics from those of its condition steps (in order): every condition's loss, the mean of
+// the steps' losses, loss terms, rates and gradient norms, the steps' times summed.
+inline StepMetrics merge_series_metrics(const std::vector<StepMetrics>& parts) {
+  StepMetrics m;
+  const double n = static_cast<double>(parts.size());
+  for (const StepMetrics& p : parts) {
+    m.loss += p.loss / n;
+    m.rate_hz += p.rate_hz / n;
+    m.grad_norm += p.grad_norm / n;
+    m.loss_terms.resize(p.loss_terms.size(), 0.0);
+    for (std::size_t q = 0; q < p.loss_terms.size(); ++q) m.loss_terms[q] += p.loss_terms[q] / n;
+    m.conditions.insert(m.conditions.end(), p.conditions.begin(), p.conditions.end());
+    m.t_forward += p.t_forward, m.t_recompute += p.t_recompute, m.t_backward += p.t_backward;
+    m.t_allreduce += p.t_allreduce, m.seconds += p.seconds;
+  }
+  return m;
+}
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
 class Trainer {
@@ -52,29 +79,44 @@ class Trainer {
   Trainer(const ExecSpace& space, const PreparedRun& run, int target_blocks = 0);
   ~Trainer();
 
-  // Loss and gradients of one update on this trainer's samples first_sample + the schedule's micro-batch offsets.
-  // Pooled losses (RateDistribution) see only these samples.
-  StepMetrics compute_gradient(std::int64_t first_sample);
-  // With pooled losses over several replicas: spike counts per (loss window, neuron) summed over this trainer's
-  // samples (its forward passes; the last one is reused by compute_gradient), then the gradient from the counts
-  // summed over every replica (`pooled_samples` samples in all).
-  bool has_pooled_loss() const;
-  std::vector<double> pooled_counts(std::int64_t first_sample);
-  StepMetrics compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled, double pooled_samples);
+  // Loss and gradients of one update on this trainer's samples first_sample + the schedule's micro-batch offsets:
+  // every micro-batch (condition < 0; the conditions combined as train.approach says), or those of one stimulus
+  // condition (a "series" step: the mean over its micro-batches). Pooled losses (RateDistribution) see only these
+  // samples.
+  StepMetrics compute_gradient(std::int64_t first_sample, int condition = -1);
+  // With pooled losses over several replicas: spike counts per (pool group, loss window, neuron) summed over this
+  // trainer's samples (its forward passes; the last one is reused by compute_gradient) of each pool group
+  // (pool_groups(condition) x windows x N: the whole update, or each condition, TrainConfig::shared_pool), then the
+  // gradient from the counts summed over every replica (`pooled_samples` samples in each group).
+  bool has_pooled_loss(int condition = -1) const;
+  int pool_groups(int condition = -1) const;
+  std::vector<double> pooled_counts(std::int64_t first_sample, int condition = -1);
+  StepMetrics compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled, double pooled_samples,
+                               int condition = -1);
   // gradient = packed * scale (the job's mean from the packed buffer of WeightStore::pack_gradients).
   void unpack_gradients(const float* packed, double scale);
-  // Clipping (optional) and the optimizer step on the trainable surfaces; carried states advance.
-  void apply_update();
-  // compute_gradient + apply_update for update number updates_done() + 1, on replica 0's samples of the run's
-  // schedule (a serial run's samples).
+  // Clipping (optional) and one optimizer step on the trainable surfaces (a "series" update makes one per
+  // condition); end_update ends the update (the carried states advance). apply_update: both.
+  void apply_step();
+  void end_update();
+  void apply_update() {
+    apply_step();
+    end_update();
+  }
+  // Update number updates_done() + 1 on replica 0's samples of the run's schedule (a serial run's samples): the
+  // gradients and optimizer steps of train.approach.
   StepMetrics train_step();
 
+  const TrainConfig& config() const { return tc_; }
   Store& weights() { return *store_; }
   const Store& weights() const { return *store_; }
-  std::int64_t updates_done() const { return update_; }  // updates applied (the optimizer's step count)
+  std::int64_t updates_done() const { return update_; }  // updates applied (train.steps counts them)
   void set_updates_done(std::int64_t u) { update_ = u; }
+  // Optimizer steps applied (its bias-correction t): updates x TrainConfig::steps_per_update.
+  std::int64_t optimizer_iterations() const { return iterations_; }
+  void set_optimizer_iterations(std::int64_t t) { iterations_ = t; }
   double last_grad_norm() const { return last_grad_norm_; }
-  double last_update_seconds() const { return t_update_; }  // wall time of the last apply_update
+  double last_update_seconds() const { return t_update_; }  // wall time of the last update's optimizer steps
   const BpttEngine<Real, ExecSpace>& engine() const { return *engine_; }
 
   // Checks: per sample b, the terminal v' of every neuron then its spike count, of the last forward pass
@@ -97,11 +139,17 @@ class Trainer {
  private:
   friend struct detail::TrainerTestAccess;
   Trainer(const ExecSpace& space, const PreparedRun& run, int target_blocks, device::KernelShape shape);
-  void select_micro_batch(int k);  // the inputs of micro-batch k
+  void select_micro_batch(int k);  // the inputs and voltage-regularizer scales of micro-batch k
+  int loss_set(int k) const { return tc_.conditions.empty() ? 0 : tc_.condition_of(k); }
+  int pool_group(int k, int condition) const { return pool_groups(condition) == 1 ? 0 : tc_.condition_of(k); }
   void forward(int micro_batch, std::int64_t first);
   double add_neuron_counts(const std::vector<std::int32_t>& band_counts, std::vector<double>& sum) const;
   std::vector<std::int32_t> host_counts() const;  // [bands][B][N] of the last forward pass
-  std::vector<double> add_recurrent_weight_losses();
+  // the recurrent-weight losses of sets [s_lo, s_hi) (their gradients times `factor`): values per set and loss
+  std::vector<std::vector<double>> add_recurrent_weight_losses(int s_lo, int s_hi, double factor, bool once);
+  int window_of(int set, std::size_t q) const {
+    return windows_.window_of(set_offset_[static_cast<std::size_t>(set)] + q);
+  }
 
   ExecSpace space_;
   const PreparedRun& run_;
@@ -113,11 +161,12 @@ class Trainer {
   std::unique_ptr<Store> store_;
   std::unique_ptr<BpttEngine<Real, ExecSpace>> engine_;
   CarriedStates<Real, ExecSpace> carry_;
-  std::vector<std::unique_ptr<Loss>> losses_;
-  LossWindows windows_;
-  RegularizerScales scales_;
-  std::int64_t update_ = 0;
-  double last_grad_norm_ = 0, t_update_ = 0;
+  std::vector<std::vector<std::unique_ptr<Loss>>> losses_;  // per condition (one set without conditions)
+  std::vector<std::size_t> set_offset_;                     // each set's first loss in windows_
+  LossWindows windows_;                                     // of every set's losses
+  std::vector<RegularizerScales> scales_;                   // of each set
+  std::int64_t update_ = 0, iterations_ = 0;
+  double last_grad_norm_ = 0, t_update_ = 0, t_step_ = 0;
   std::int64_t cached_forward_ = -1;  // first sample of a forward pass still valid for the backward pass
   std::uint64_t cached_version_ = 0;  // the weight store's version it ran at
   std::int64_t last_forward_sample_ = -1;

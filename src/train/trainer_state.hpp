@@ -17,6 +17,9 @@ CheckpointState capture_state(const Trainer<Real, ExecSpace>& tr, const Network&
   using F = typename Trainer<Real, ExecSpace>::Field;
   CheckpointState c;
   c.step = tr.updates_done();
+  c.optimizer = optimizer_name(tr.config().optimizer);
+  c.approach = approach_name(tr.config().approach);
+  c.optimizer_iterations = tr.optimizer_iterations();
   c.next_sample = schedule.next_sample(tr.updates_done());
   c.seed = cfg.seed;
   c.config_hash = chash;
@@ -60,6 +63,8 @@ void restore_state(Trainer<Real, ExecSpace>& tr, const CheckpointState& c, const
     }
   }
   tr.set_updates_done(c.step);
+  tr.set_optimizer_iterations(c.optimizer_iterations >= 0 ? c.optimizer_iterations
+                                                          : c.step * tr.config().steps_per_update());
 }
 
 // Per projection, the weights in pA and read order: trained surfaces from the trainer, frozen ones as read.

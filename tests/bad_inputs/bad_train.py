@@ -226,6 +226,17 @@ case("conditions_unknown_input", m_train("conditions", [{"VISUAL": {"input_type"
 case("conditions_node_set_changed", m_train("conditions", [{"LGN": {"input_type": "rates", "node_set": "bkg",
                                                                     "rate": 5.0}}]),
      ["node_set"], ["must be the node_set"], ["train.conditions[0].LGN"])
+case("unknown_approach", m_train("approach", "parallel"), ["approach"],
+     ["not supported (accumulate, series or series_accumulate)"], ["train"])
+case("condition_object_unknown_key", m_train("conditions", [{"name": "evoked", "LGN": {"input_type": "rates",
+                                                                                      "node_set": "lgn"}}]),
+     ["LGN"], ["not a key of a condition object"], ["train.conditions[0]"])
+case("condition_names_repeat", m_train("conditions", [{"name": "a"}, {"name": "a"}]), ["name"],
+     ["names two conditions"], ["train.conditions[1]"])
+case("condition_name_slash", m_train("conditions", [{"name": "a/b"}]), ["name"], ["without '/'"],
+     ["train.conditions[0]"])
+case("condition_losses_unknown_type", m_train("conditions", [{"losses": [{"type": "Nope", "cost": 1.0}]}]),
+     ["type"], ["not a known loss"], ["train.conditions[0].losses[0]"])
 case("rate_distribution_missing_file", m_rate_distribution(None), ["target_file"], ["does not exist"],
      ["train.losses[1]"])
 case("rate_distribution_missing_type", m_rate_distribution("node_type_id rate_hz\n999999 5.0\n"), ["target_file"],

@@ -10,6 +10,8 @@ foreach(case
     unknown_optimizer negative_lr beta1_ge_1 unknown_surrogate unknown_train_key steps_zero
     checkpoint_interval_zero accumulate_zero accumulate_not_integer
     warmup_not_whole_steps warmup_negative carry_state_not_bool conditions_empty conditions_unknown_input conditions_node_set_changed
+    unknown_approach condition_object_unknown_key condition_names_repeat condition_name_slash
+    condition_losses_unknown_type
     target_blocks_zero target_blocks_word target_blocks_too_many
     rate_distribution_missing_file rate_distribution_missing_type
     rate_distribution_missing_column rate_distribution_negative_rate rate_distribution_unknown_penalty

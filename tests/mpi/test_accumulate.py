@@ -12,7 +12,12 @@ batch 8 too.
 history before step 0 is read): each sample slot of the global batch starts update k + 1 from its state at the end of
 update k, whichever replica and micro-batch holds the slot, so every run must still equal serial batch 8.
 
+--approach series|series_accumulate (with --conditions) names the two conditions as condition objects, the
+second with its own losses (the pooled loss then pools the first condition's samples only), and trains with that
+approach: series makes one optimizer step (and one gradient allreduce) per condition.
+
   test_accumulate.py --bin build/dpointnet [--mpi-bin build/dpointnet-mpi --ranks 2] [--pooled] [--carry]
+                     [--conditions [--approach series|series_accumulate]]
 """
 import json
 import os
@@ -40,6 +45,8 @@ def main():
     ap.add_argument("--visual", action="store_true",
                     help="with --conditions: a visual network whose LGN input shows drifting gratings of a random "
                          "direction per sample (evoked) and a grey screen (spontaneous)")
+    ap.add_argument("--approach", choices=["series", "series_accumulate"], default=None,
+                    help="with --conditions: train.approach, the conditions as condition objects")
     a = ap.parse_args()
     global WARMUP
     if a.carry:
@@ -84,6 +91,13 @@ def main():
                     {"LGN": dict(lgn, stimulus={"type": "drifting_grating", "direction": "random",
                                                 "temporal_frequency": 8.0, "phase": "random"})},
                     {"LGN": dict(lgn, stimulus={"type": "grey_screen"})}]}
+            if a.approach:
+                c0, c1 = cond["conditions"]
+                cond = {"approach": a.approach, "conditions": [
+                    {"name": "evoked", "inputs": c0},
+                    {"name": "spont", "inputs": c1,
+                     "losses": [{"type": "TargetFiringRate", "cost": 2.0, "target": 2.0},
+                                {"type": "VoltageRegularization", "cost": 0.5, "mode": "threshold"}]}]}
             ref_name = "serial batch 4 x 2 conditions"
             runs[ref_name], _ = serial("serial_c", GLOBAL_BATCH // 2, cond)
             runs["mirrored 2 x batch 2 x 2 conditions"], logs["mirrored"] = serial(

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dpointnet/train/detail/bptt_engine_impl.hpp"
+#include "dpointnet/train/detail/trainer_pooled_impl.hpp"
 #include "dpointnet/train/trainer.hpp"
 
 namespace dpointnet {
@@ -25,9 +26,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
       N_(run.net->n_neurons),
       T_(run.cfg->n_steps),
       W_(run.tc->warmup_steps),
-      carry_(space, run.tc->carry_state, run.tc->micro_batches(), run.schedule.batch),
-      losses_(make_losses(*run.tc, *run.net)),
-      windows_(run.tc->losses, run.cfg->n_steps) {
+      carry_(space, run.tc->carry_state, run.tc->micro_batches(), run.schedule.batch) {
   for (const auto& in : run.inputs)
     if (!in.silent && in.kind == InputKind::SpikeFile &&
         static_cast<std::int64_t>(in.spikes.step_offsets.size()) - 1 < W_ + T_)
@@ -46,7 +45,18 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
   sim_->set_current_pulses(run.clamps);
   optimizer_ = make_optimizer<Real, ExecSpace>(tc_);
   store_ = std::make_unique<Store>(space_, *sim_, *run.net, tc_.trainable, optimizer_->n_state());
-  scales_ = regularizer_scales(losses_, B_, T_, N_, store_->n_trainable());
+  // one loss set per condition (its own losses, or train.losses), each with its regularizer scales; the windows
+  // of all of them
+  std::vector<LossSpec> all;
+  for (int c = 0; c < static_cast<int>(std::max<std::size_t>(1, tc_.conditions.size())); ++c) {
+    TrainConfig set = tc_;
+    set.losses = tc_.losses_of(tc_.conditions.empty() ? -1 : c);
+    set_offset_.push_back(all.size());
+    all.insert(all.end(), set.losses.begin(), set.losses.end());
+    losses_.push_back(make_losses(set, *run.net));
+    scales_.push_back(regularizer_scales(losses_.back(), B_, T_, N_, store_->n_trainable()));
+  }
+  windows_ = LossWindows(all, T_);
   BpttSettings st;
   st.batch = B_;
   st.window_steps = T_;
@@ -62,8 +72,8 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
   bp.vdamp_keep = 1.0 - tc_.voltage_gradient_dampening;
   bp.rdamp = tc_.recurrent_dampening_factor;
   bp.dt = run.cfg->dt;
-  bp.vreg_range_scale = scales_.vreg_range;
-  bp.vreg_threshold_scale = scales_.vreg_threshold;
+  bp.vreg_range_scale = scales_[0].vreg_range;
+  bp.vreg_threshold_scale = scales_[0].vreg_threshold;
   engine_ = std::make_unique<BpttEngine<Real, ExecSpace>>(space_, *sim_, *store_, st);
 }
 
@@ -72,6 +82,8 @@ Trainer<Real, ExecSpace>::~Trainer() = default;
 
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::select_micro_batch(int k) {
+  const RegularizerScales& sc = scales_[static_cast<std::size_t>(loss_set(k))];
+  engine_->set_voltage_regularizer(sc.vreg_range, sc.vreg_threshold);
   const int c = tc_.condition_of(k);
   if (c < 0 || c == active_condition_) return;
   sim_->set_input_schedules(run_.conditions[static_cast<std::size_t>(c)]);
@@ -114,53 +126,31 @@ double Trainer<Real, ExecSpace>::add_neuron_counts(const std::vector<std::int32_
 }
 
 template <class Real, class ExecSpace>
-bool Trainer<Real, ExecSpace>::has_pooled_loss() const {
-  for (const auto& l : losses_)
-    if (l->pooled()) return true;
-  return false;
-}
-
-template <class Real, class ExecSpace>
-std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_sample) {
-  const std::size_t n = static_cast<std::size_t>(N_), bn = static_cast<std::size_t>(B_) * n;
-  std::vector<double> sum(windows_.n_windows() * n, 0.0), window;
-  for (int k = 0; k < tc_.micro_batches(); ++k) {
-    const std::int64_t first = first_sample + run_.schedule.micro_offset(k);
-    select_micro_batch(k);
-    forward(k, first);
-    const std::vector<std::int32_t> bands = host_counts();
-    for (std::size_t w = 0; w < windows_.n_windows(); ++w) {
-      windows_.window_sum(bands, static_cast<int>(w), bn, window);
-      for (int b = 0; b < B_; ++b)
-        for (std::size_t i = 0; i < n; ++i) sum[w * n + i] += window[static_cast<std::size_t>(b) * n + i];
-    }
-    cached_forward_ = first;
-    cached_version_ = store_->version();
-  }
-  return sum;
-}
-
-template <class Real, class ExecSpace>
-StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample) {
-  if (!has_pooled_loss()) return compute_gradient(first_sample, {}, 0.0);
-  const std::vector<double> pooled = pooled_counts(first_sample);
-  return compute_gradient(first_sample, pooled, static_cast<double>(B_) * tc_.micro_batches());
+StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, int condition) {
+  if (!has_pooled_loss(condition)) return compute_gradient(first_sample, {}, 0.0, condition);
+  const std::vector<double> pooled = pooled_counts(first_sample, condition);
+  const int per_group = pool_groups(condition) == 1 && condition < 0 ? tc_.micro_batches() : tc_.accumulate;
+  return compute_gradient(first_sample, pooled, static_cast<double>(B_) * per_group, condition);
 }
 
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled,
-                                                       double pooled_samples) {
+                                                       double pooled_samples, int condition) {
   const auto start = std::chrono::steady_clock::now();
-  const int K = tc_.micro_batches();
-  const bool pool = has_pooled_loss();
+  const int A = tc_.accumulate;
+  const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
+  const int K = k_hi - k_lo;
+  const int s_lo = loss_set(k_lo), s_hi = loss_set(k_hi - 1) + 1;  // the loss sets of these micro-batches
+  const bool pool = has_pooled_loss(condition);
+  const int G = pool_groups(condition);
   const std::size_t nw = windows_.n_windows(), n = static_cast<std::size_t>(N_), bn = static_cast<std::size_t>(B_) * n;
-  if (pool && (pooled.size() != nw * n || pooled_samples <= 0))
+  if (pool && (pooled.size() != n * nw * static_cast<std::size_t>(G) || pooled_samples <= 0))
     throw std::logic_error("pooled losses need the pooled spike counts of every loss window and neuron");
-  // the pooled counts of loss q's window
-  auto pooled_of = [&](std::size_t q) {
-    const int w = windows_.window_of(q);
+  // the pooled counts of pool group g in loss q's window (of set s)
+  auto pooled_of = [&](int g, int s, std::size_t q) {
+    const int w = window_of(s, q);
     PooledCounts pc;
-    pc.counts = pooled.data() + static_cast<std::size_t>(w) * n;
+    pc.counts = pool ? pooled.data() + (static_cast<std::size_t>(g) * nw + static_cast<std::size_t>(w)) * n : nullptr;
     pc.samples = pooled_samples;
     pc.N = N_;
     pc.T = windows_.length(w);
@@ -169,8 +159,10 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   };
   store_->zero_gradients();
   StepMetrics m;
-  std::vector<double> data_terms(losses_.size(), 0.0);  // per-sample losses, summed over the micro-batches
-  update_counts_.assign(n, 0.0);
+  // per loss set: per-sample losses, summed over its micro-batches
+  std::vector<std::vector<double>> data_terms;
+  for (int s = s_lo; s < s_hi; ++s) data_terms.emplace_back(losses_[static_cast<std::size_t>(s)].size(), 0.0);
+  update_counts_.assign(static_cast<std::size_t>(N_), 0.0);
   LossInputs in;
   in.B = B_;
   in.N = N_;
@@ -180,7 +172,8 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   // micro-batch k: samples first_sample + its offset; its gradient is added to the store's sums. With pooled
   // losses the micro-batches run last to first, so that the last forward pass of pooled_counts is reused.
   for (int q = 0; q < K; ++q) {
-    const int k = pool ? K - 1 - q : q;
+    const int k = pool ? k_hi - 1 - q : k_lo + q;
+    const auto& losses = losses_[static_cast<std::size_t>(loss_set(k))];
     const auto t0 = std::chrono::steady_clock::now();
     const std::int64_t first = first_sample + run_.schedule.micro_offset(k);
     select_micro_batch(k);  // a no-op for the cached forward pass: its condition is still selected
@@ -189,53 +182,95 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     space_.fence();
     m.t_forward += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // the losses on the host (B x N counts per loss window)
+    const int s = loss_set(k);
     const std::vector<std::int32_t> bands = host_counts();
     for (std::size_t w = 0; w < nw; ++w) windows_.window_sum(bands, static_cast<int>(w), bn, counts[w]);
     in.vreg_range_sum = engine_->vreg_range_sum();
     in.vreg_threshold_sum = engine_->vreg_threshold_sum();
-    auto inputs_of = [&](std::size_t l) {
-      const int w = windows_.window_of(l);
+    auto inputs_of = [&](std::size_t q) {
+      const int w = window_of(s, q);
       in.counts = counts[static_cast<std::size_t>(w)].data();
       in.T = windows_.length(w);
       return in;
     };
     const double total_spikes = add_neuron_counts(bands, update_counts_);
     m.rate_hz += total_spikes * 1000.0 / (static_cast<double>(bn) * static_cast<double>(T_) * in.dt);
-    // dL/dcount per window; pooled losses' times (pooled samples / B): the gradients are averaged over the K
+    // dL/dcount per window; pooled losses' times (pooled samples / B): the gradients are averaged over the
     // micro-batches here and over the replicas by the parallel layer, which a pooled loss must not be
     std::vector<std::vector<double>> count_grad(nw, std::vector<double>(bn, 0.0));
     std::vector<double> pg(bn);
-    for (std::size_t l = 0; l < losses_.size(); ++l) {
-      auto& g = count_grad[static_cast<std::size_t>(windows_.window_of(l))];
-      losses_[l]->add_count_gradient(inputs_of(l), g);
-      if (!losses_[l]->pooled()) continue;
+    for (std::size_t q2 = 0; q2 < losses.size(); ++q2) {
+      auto& g = count_grad[static_cast<std::size_t>(window_of(s, q2))];
+      losses[q2]->add_count_gradient(inputs_of(q2), g);
+      if (!losses[q2]->pooled()) continue;
       std::fill(pg.begin(), pg.end(), 0.0);
-      losses_[l]->add_pooled_gradient(pooled_of(l), B_, pg);
+      losses[q2]->add_pooled_gradient(pooled_of(pool_group(k, condition), s, q2), B_, pg);
       const double f = pooled_samples / static_cast<double>(B_);
-      for (std::size_t q2 = 0; q2 < bn; ++q2) g[q2] += f * pg[q2];
+      for (std::size_t i = 0; i < bn; ++i) g[i] += f * pg[i];
     }
     engine_->backward(windows_.band_gradient(count_grad, bn));
     m.t_recompute += engine_->recompute_seconds();
     m.t_backward += engine_->backward_seconds();
-    for (std::size_t l = 0; l < losses_.size(); ++l)
-      if (!losses_[l]->pooled() && !losses_[l]->reads_weights()) data_terms[l] += losses_[l]->value(inputs_of(l));
+    auto& dt = data_terms[static_cast<std::size_t>(s - s_lo)];
+    for (std::size_t q2 = 0; q2 < losses.size(); ++q2)
+      if (!losses[q2]->pooled() && !losses[q2]->reads_weights()) dt[q2] += losses[q2]->value(inputs_of(q2));
     in.counts = nullptr;
   }
-  // the mean over the K x B samples (exact for K = 1), then the weight regularizer once
-  if (K > 1) {
-    store_->scale_gradients(1.0 / K);
-    m.rate_hz /= K;
+  // each condition's mean over its micro-batches (exact for K = 1), combined: "accumulate" the mean over the
+  // conditions, "series_accumulate" the sum; then the weight regularizers (of the same combination) once
+  const bool mean = condition < 0 && tc_.approach == Approach::Accumulate;
+  const int divisor = mean ? K : A;
+  if (divisor > 1) store_->scale_gradients(1.0 / divisor);
+  if (K > 1) m.rate_hz /= K;
+  double wscale = scales_[static_cast<std::size_t>(s_lo)].weight;
+  if (!(mean && tc_.single_loss_set())) {
+    wscale = 0;
+    for (int s = s_lo; s < s_hi; ++s) wscale += scales_[static_cast<std::size_t>(s)].weight;
+    if (mean) wscale /= (s_hi - s_lo);
   }
-  in.weight_sq_sum = store_->add_weight_regularizer(scales_.weight);
-  const std::vector<double> weight_terms = add_recurrent_weight_losses();
+  in.weight_sq_sum = store_->add_weight_regularizer(wscale);
+  const bool once = mean && tc_.single_loss_set();
+  const std::vector<std::vector<double>> weight_terms =
+      add_recurrent_weight_losses(s_lo, once ? s_lo + 1 : s_hi, mean && !once ? 1.0 / (s_hi - s_lo) : 1.0, once);
+  // per loss set (condition): its terms and total
+  auto term = [&](int s, std::size_t q, double data_divisor) {
+    const auto& l = *losses_[static_cast<std::size_t>(s)][q];
+    const int g = G == 1 ? 0 : s;
+    const int ws = once ? s_lo : s;
+    return l.recurrent_weight_loss() ? weight_terms[static_cast<std::size_t>(ws - s_lo)][q]
+           : l.reads_weights()       ? l.value(in)
+           : l.pooled()              ? l.pooled_value(pooled_of(g, s, q))
+                                     : data_terms[static_cast<std::size_t>(s - s_lo)][q] / data_divisor;
+  };
+  double cond_sum = 0;
+  for (int s = s_lo; s < s_hi && !tc_.conditions.empty(); ++s) {
+    ConditionLoss cl;
+    cl.condition = s;
+    for (std::size_t q = 0; q < losses_[static_cast<std::size_t>(s)].size(); ++q) {
+      cl.terms.push_back(term(s, q, A));
+      cl.total += cl.terms.back();
+    }
+    cond_sum += cl.total;
+    m.conditions.push_back(std::move(cl));
+  }
   m.loss = 0;
-  for (std::size_t q = 0; q < losses_.size(); ++q) {
-    const auto& l = *losses_[q];
-    m.loss_terms.push_back(l.recurrent_weight_loss() ? weight_terms[q]
-                           : l.reads_weights()       ? l.value(in)
-                           : l.pooled()              ? l.pooled_value(pooled_of(q))
-                                                     : data_terms[q] / K);
-    m.loss += m.loss_terms.back();
+  if (tc_.single_loss_set()) {
+    // the terms of train.losses: the mean over this call's micro-batches (and pool groups)
+    for (std::size_t q = 0; q < losses_[static_cast<std::size_t>(s_lo)].size(); ++q) {
+      double v = 0;
+      const auto& l = *losses_[static_cast<std::size_t>(s_lo)][q];
+      if (l.pooled() && G > 1) {
+        for (int s = s_lo; s < s_hi; ++s) v += term(s, q, A);
+        v /= G;
+      } else {
+        for (int s = s_lo; s < s_hi; ++s) v += data_terms[static_cast<std::size_t>(s - s_lo)][q];
+        v = (l.pooled() || l.reads_weights() || l.recurrent_weight_loss()) ? term(s_lo, q, 1.0) : v / K;
+      }
+      m.loss_terms.push_back(v);
+      m.loss += v;
+    }
+  } else {
+    m.loss = cond_sum / (s_hi - s_lo);
   }
   m.grad_norm = store_->gradient_norm();
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -244,18 +279,30 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   return m;
 }
 
-// The losses of the recurrent weights: their gradients added into the store, their values (0 for other losses).
+// The losses of the recurrent weights of sets [s_lo, s_hi): their gradients times `factor` added into the store
+// (once: the sets are one loss set's copies), their values per set and loss (0 for other losses).
 template <class Real, class ExecSpace>
-std::vector<double> Trainer<Real, ExecSpace>::add_recurrent_weight_losses() {
-  std::vector<double> terms(losses_.size(), 0.0);
+std::vector<std::vector<double>> Trainer<Real, ExecSpace>::add_recurrent_weight_losses(int s_lo, int s_hi,
+                                                                                       double factor, bool once) {
+  (void)once;
+  std::vector<std::vector<double>> terms;
   bool any = false;
-  for (const auto& l : losses_) any = any || l->recurrent_weight_loss();
+  for (int s = s_lo; s < s_hi; ++s) {
+    terms.emplace_back(losses_[static_cast<std::size_t>(s)].size(), 0.0);
+    for (const auto& l : losses_[static_cast<std::size_t>(s)]) any = any || l->recurrent_weight_loss();
+  }
   if (!any) return terms;
   using F = typename Store::Field;
   const std::vector<double> w = store_->get(0, F::Weight), w0 = store_->get(0, F::InitialWeight);
   std::vector<double> g(w.size(), 0.0);
-  for (std::size_t q = 0; q < losses_.size(); ++q)
-    if (losses_[q]->recurrent_weight_loss()) terms[q] = losses_[q]->add_weight_gradient(w, w0, g);
+  for (int s = s_lo; s < s_hi; ++s) {
+    const auto& set = losses_[static_cast<std::size_t>(s)];
+    for (std::size_t q = 0; q < set.size(); ++q)
+      if (set[q]->recurrent_weight_loss())
+        terms[static_cast<std::size_t>(s - s_lo)][q] = set[q]->add_weight_gradient(w, w0, g);
+  }
+  if (factor != 1.0)
+    for (double& x : g) x *= factor;
   store_->add_gradient(0, g);
   return terms;
 }
@@ -266,22 +313,43 @@ void Trainer<Real, ExecSpace>::unpack_gradients(const float* packed, double scal
 }
 
 template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::apply_update() {
+void Trainer<Real, ExecSpace>::apply_step() {
   const auto start = std::chrono::steady_clock::now();
   cached_forward_ = -1;
-  ++update_;
-  optimizer_->apply(space_, *store_, update_, clip_factor(tc_.clip_global_norm, last_grad_norm_));
+  ++iterations_;
+  optimizer_->apply(space_, *store_, iterations_, clip_factor(tc_.clip_global_norm, last_grad_norm_));
   store_->mark_changed();
+  space_.fence();
+  t_step_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::end_update() {
+  const auto start = std::chrono::steady_clock::now();
+  ++update_;
   carry_.commit();  // this update's end states start the next one
   space_.fence();
-  t_update_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t_update_ = t_step_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t_step_ = 0;
 }
 
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::train_step() {
   const auto start = std::chrono::steady_clock::now();
-  StepMetrics m = compute_gradient(run_.schedule.first_sample(update_, 0));
-  apply_update();
+  const std::int64_t first = run_.schedule.first_sample(update_, 0);
+  StepMetrics m;
+  if (tc_.approach == Approach::Series && !tc_.conditions.empty()) {
+    std::vector<StepMetrics> parts;
+    for (int c = 0; c < tc_.n_conditions(); ++c) {
+      parts.push_back(compute_gradient(first, c));
+      apply_step();
+    }
+    m = merge_series_metrics(parts);
+  } else {
+    m = compute_gradient(first);
+    apply_step();
+  }
+  end_update();
   m.t_update = t_update_;
   m.step = update_;
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
