@@ -39,6 +39,8 @@ set(DP_SOURCES_HOST
   src/train/emd_regularization.cpp
   src/train/fano.cpp
   src/train/crowd_selectivity.cpp
+  src/train/synchronization.cpp
+  src/train/orientation_selectivity.cpp
   src/train/sync_plan.cpp
   src/parallel/distribution_config.cpp
 )

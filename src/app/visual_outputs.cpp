@@ -33,7 +33,7 @@ void write_stimulus_rows(std::ostream& os, const std::vector<PreparedInput>& inp
                          in.stimulus.type == StimulusType::StaticGrating ||
                          in.stimulus.type == StimulusType::GreyScreen;
     for (int b = 0; b < batch; ++b) {
-      const device::SampleStimulus s = device::sample_stimulus(in.stimulus, seed, in.name, sample_offset + b);
+      const SampleStimulus s = sample_stimulus(in.stimulus, seed, in.name, sample_offset + b);
       if (!lead_values.empty()) os << lead_values << ",";
       os << in.name << "," << (sample_offset + b) << "," << stimulus_type_name(in.stimulus.type);
       for (double v : s.value) {

@@ -11,28 +11,10 @@
 #include "dpointnet/device/lgn_rates.hpp"
 #include "dpointnet/device/rng.hpp"
 #include "dpointnet/inputs/lgn_input.hpp"
+#include "dpointnet/inputs/stimulus_samples.hpp"
 #include "dpointnet/util/hash.hpp"
 
 namespace dpointnet::device {
-
-// What sample `sample` (global index) of input `input` sees: each parameter a fixed value, the list entry
-// sample mod length, or a uniform draw keyed by (seed, "input.parameter", sample).
-struct SampleStimulus {
-  double value[5] = {0, 0, 0, 0, 0};  // in the order of stimulus_parameter_names()
-};
-inline SampleStimulus sample_stimulus(const StimulusSpec& st, std::uint32_t seed, const std::string& input,
-                                      std::int64_t sample) {
-  SampleStimulus s;
-  const auto& names = stimulus_parameter_names();
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    const StimulusParameter& p = stimulus_parameter(st, k);
-    const double u = p.kind == StimulusParameter::Kind::Uniform
-                         ? uniform01(seed, fnv1a32(input + "." + names[k]), 0u, 0u, static_cast<std::uint32_t>(sample))
-                         : 0.5;
-    s.value[k] = p.at(sample, u);
-  }
-  return s;
-}
 
 template <class ExecSpace>
 class LgnRuntime {

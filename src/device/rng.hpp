@@ -6,23 +6,13 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-// Random123 marks its functions __device__ only under nvcc; Kokkos kernels need host and device.
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#ifndef R123_CUDA_DEVICE
-#define R123_CUDA_DEVICE __host__ __device__
-#endif
-#endif
-#include <Random123/philox.h>
+#include "dpointnet/util/counter_uniform.hpp"
 
 namespace dpointnet::device {
 
 KOKKOS_INLINE_FUNCTION double uniform01(std::uint32_t seed, std::uint32_t purpose, std::uint32_t source,
                                         std::uint32_t step, std::uint32_t sample) {
-  r123::Philox4x32 rng;
-  r123::Philox4x32::ctr_type ctr = {{source, step, sample, 0u}};
-  r123::Philox4x32::key_type key = {{seed, purpose}};
-  const auto r = rng(ctr, key);
-  return (static_cast<double>(r[0]) + 0.5) * (1.0 / 4294967296.0);
+  return counter_uniform01(seed, purpose, source, step, sample);
 }
 
 // Poisson count by inversion of the CDF: P0 = exp(-lam) computed on the host, then P_k = P_{k-1} lam / k.

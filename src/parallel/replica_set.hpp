@@ -64,6 +64,21 @@ class ReplicaSet {
       }
       ctx_.allreduce_sum(counts.data(), counts.size());
     }
+    // samples per pool group: the global batch, or one condition's block of it
+    const double group = static_cast<double>(schedule_.global_batch()) /
+                         (condition < 0 ? reps_[0]->pool_groups() : schedule_.conditions);
+    // batch-statistics losses (Synchronization, OrientationSelectivity): their statistics over the whole global
+    // batch, from every replica's micro-batches of pooled_counts (one more allreduce)
+    std::vector<double> stats;
+    if (pooled && reps_[0]->has_stats_loss(condition)) {
+      for (int r = 0; r < local_; ++r) {
+        const auto st = reps_[static_cast<std::size_t>(r)]->batch_stats(
+            schedule_.first_sample(update, replica_index(r)), counts, group, condition);
+        if (stats.empty()) stats.assign(st.size(), 0.0);
+        for (std::size_t i = 0; i < st.size(); ++i) stats[i] += st[i];
+      }
+      ctx_.allreduce_sum(stats.data(), stats.size());
+    }
     for (int r = 0; r < local_; ++r) {
       const std::int64_t first = schedule_.first_sample(update, replica_index(r));
       if (distributed_)
@@ -74,10 +89,8 @@ class ReplicaSet {
                            lo + static_cast<std::int64_t>(schedule_.batch) * schedule_.accumulate);
         }
       auto& t = *reps_[static_cast<std::size_t>(r)];
-      // samples per pool group: the global batch, or one condition's block of it
-      const double group =
-          static_cast<double>(schedule_.global_batch()) / (condition < 0 ? t.pool_groups() : schedule_.conditions);
-      ms.push_back(pooled ? t.compute_gradient(first, counts, group, condition) : t.compute_gradient(first, condition));
+      ms.push_back(pooled ? t.compute_gradient(first, counts, group, stats, condition)
+                          : t.compute_gradient(first, condition));
     }
     if (!distributed_) return ms[0];
     const std::size_t n = reps_[0]->weights().packed_size();

@@ -66,6 +66,8 @@ class BpttEngine {
   // next backward() adds to dL/dz of the pools' members. Without pools (the default) nothing runs.
   void set_pools(const std::vector<std::int32_t>& sample, const std::vector<std::vector<std::int32_t>>& members,
                  std::int64_t t_begin, std::int64_t t_end);
+  void clear_pools() { pools_ = device::PoolSet<MemSpace>{}; }
+  bool has_pools() const { return pools_.on(); }
   std::vector<double> pool_sums() const;
   void set_pool_gradient(const std::vector<double>& dy);
   double backward_seconds() const { return t_backward_; }

@@ -33,6 +33,8 @@ class LossWindows {
   std::size_t n_bands() const { return bands_.size() - 1; }
   std::size_t n_windows() const { return windows_.size(); }
   int window_of(std::size_t loss) const { return window_of_loss_[loss]; }
+  std::int64_t begin(int w) const { return windows_[static_cast<std::size_t>(w)].first; }
+  std::int64_t end(int w) const { return windows_[static_cast<std::size_t>(w)].second; }
   std::int64_t length(int w) const {
     return windows_[static_cast<std::size_t>(w)].second - windows_[static_cast<std::size_t>(w)].first;
   }

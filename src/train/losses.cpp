@@ -1,7 +1,9 @@
 #include "dpointnet/train/losses.hpp"
 
 #include "dpointnet/train/emd_regularization.hpp"
+#include "dpointnet/train/orientation_selectivity.hpp"
 #include "dpointnet/train/rate_distribution.hpp"
+#include "dpointnet/train/synchronization.hpp"
 
 namespace dpointnet {
 
@@ -89,6 +91,12 @@ std::vector<std::unique_ptr<Loss>> make_losses(const TrainConfig& tc, const Netw
         break;
       case LossKind::EMDWeightRegularization:
         out.push_back(make_emd_regularization_loss(l, net));
+        break;
+      case LossKind::Synchronization:
+        out.push_back(make_synchronization_loss(l));
+        break;
+      case LossKind::OrientationSelectivity:
+        out.push_back(make_orientation_selectivity_loss(l));
         break;
     }
   }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "dpointnet/inputs/input_schedule.hpp"
 #include "dpointnet/network/network.hpp"
 #include "dpointnet/train/train_config.hpp"
 
@@ -35,6 +36,17 @@ struct PooledCounts {
 // regularizer's scale (sum of costs / trainable edges).
 struct RegularizerScales {
   double vreg_range = 0, vreg_threshold = 0, weight = 0;
+};
+
+// What a batch-statistics loss sees of one micro-batch (Synchronization, OrientationSelectivity).
+struct MicroBatch {
+  std::int64_t slot0 = 0;         // position of its first sample in its condition's global batch
+  std::int64_t first_sample = 0;  // global index of its first sample
+  int B = 1;
+  std::int64_t N = 0, T = 0;  // T: the loss's window
+  double dt = 1.0;
+  const std::int32_t* counts = nullptr;  // [B][N] spikes in the loss's window
+  const double* pool_sums = nullptr;     // [T][pools] of the micro-batch's pools (pools() below)
 };
 
 class Loss {
@@ -67,6 +79,40 @@ class Loss {
   // into grad given the weights w and the initial weights w0 (all three in the recurrent projection's read order),
   // and return the value.
   virtual bool recurrent_weight_loss() const { return false; }
+
+  // ---- batch statistics (Synchronization, OrientationSelectivity) ----
+  // A loss of statistics summed over every sample of its condition in the update: stats_size() values per
+  // micro-batch (add_stats), summed over the micro-batches and replicas, then its value and its gradient.
+  virtual std::size_t stats_size() const { return 0; }
+  // Once per update (or series step) of the loss's condition, before its forward passes: the update index and the
+  // condition's global batch (e.g. the synchronization loss's sampling plan and pools).
+  virtual void prepare_update(std::int64_t update, std::int64_t global_batch) { (void)update, (void)global_batch; }
+  // Then, before its statistics: the pooled spike counts of the loss's window over its condition's samples (e.g.
+  // the running mean of OrientationSelectivity).
+  virtual void begin_update(const PooledCounts& pooled) { (void)pooled; }
+  // The neuron pools of the micro-batch whose first sample is at slot0 of its condition's batch (the engine sums
+  // their spikes at every step of the loss's window): each pool's sample and members; false without pools.
+  virtual bool pools(std::int64_t slot0, int B, std::vector<std::int32_t>& sample,
+                     std::vector<std::vector<std::int32_t>>& members) const {
+    (void)slot0, (void)B, (void)sample, (void)members;
+    return false;
+  }
+  virtual void add_stats(const MicroBatch& mb, double* stats) const { (void)mb, (void)stats; }
+  virtual double stats_value(const double* stats) const {
+    (void)stats;
+    return 0.0;
+  }
+  // Adds dL/dcount(b, i) of the micro-batch's samples (in its window) and dL/dy of its pools, exact for the whole
+  // update's loss (the trainer undoes its averaging over micro-batches and replicas).
+  virtual void add_stats_gradient(const MicroBatch& mb, const double* stats, std::vector<double>& count_grad,
+                                  std::vector<double>& pool_grad) const {
+    (void)mb, (void)stats, (void)count_grad, (void)pool_grad;
+  }
+  // State kept from update to update (checkpointed); empty for most losses.
+  virtual std::vector<double> state() const { return {}; }
+  virtual void set_state(const std::vector<double>& s) { (void)s; }
+  // The inputs of the loss's condition and the run's seed (a grating's directions).
+  virtual void bind_inputs(const std::vector<PreparedInput>& inputs, std::uint32_t seed) { (void)inputs, (void)seed; }
   virtual double add_weight_gradient(const std::vector<double>& w, const std::vector<double>& w0,
                                      std::vector<double>& grad) const {
     (void)w, (void)w0, (void)grad;

@@ -4,7 +4,9 @@
 
 #include "dpointnet/inputs/input_schedule.hpp"
 #include "dpointnet/train/emd_regularization.hpp"
+#include "dpointnet/train/orientation_selectivity.hpp"
 #include "dpointnet/train/rate_distribution.hpp"
+#include "dpointnet/train/synchronization.hpp"
 #include "dpointnet/util/error.hpp"
 #include "dpointnet/util/json_fields.hpp"
 #include "dpointnet/util/json_reader.hpp"
@@ -133,6 +135,10 @@ fields::Table<LossSpec> with(fields::Table<LossSpec> t, fields::Field<LossSpec> 
   t.push_back(std::move(f));
   return t;
 }
+fields::Table<LossSpec> after(fields::Field<LossSpec> f, fields::Table<LossSpec> t) {
+  t.insert(t.begin(), std::move(f));
+  return t;
+}
 
 std::vector<LossType> loss_types(const SimulationConfig& cfg, const Network& net) {
   using L = LossSpec;
@@ -150,6 +156,9 @@ std::vector<LossType> loss_types(const SimulationConfig& cfg, const Network& net
       {"WeightRegularization", LossKind::WeightRegularization, true, {}},
       {"RateDistribution", LossKind::RateDistribution, false, with(rate_distribution_fields(cfg, net), window(cfg))},
       {"EMDWeightRegularization", LossKind::EMDWeightRegularization, true, emd_regularization_fields(cfg, net)},
+      {"Synchronization", LossKind::Synchronization, false, after(window(cfg), synchronization_fields(cfg, net))},
+      {"OrientationSelectivity", LossKind::OrientationSelectivity, false,
+       with(orientation_selectivity_fields(cfg, net), window(cfg))},
   };
 }
 

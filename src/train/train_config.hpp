@@ -17,7 +17,9 @@ enum class LossKind {
   VoltageRegularization,
   WeightRegularization,
   RateDistribution,
-  EMDWeightRegularization
+  EMDWeightRegularization,
+  Synchronization,
+  OrientationSelectivity
 };
 enum class RatePenalty { Squared, Huber, HuberQuantile };
 // train.approach (docs/training-update.md, "Approaches"): how the stimulus conditions make optimizer steps.
@@ -57,6 +59,20 @@ struct LossSpec {
   std::uint32_t seed = 42;
   double core_radius = 0, annulus_weight = 0;
   std::vector<char> core;  // per recurrent neuron (core_radius > 0)
+  // Synchronization: Fano targets per bin size, bin sizes (steps), the plan's samples, the pool (neurons,
+  // ascending)
+  std::vector<double> fano_targets;
+  std::vector<int> fano_bins;
+  std::int64_t n_samples = 50;
+  std::vector<std::int32_t> pool;
+  // OrientationSelectivity: per recurrent neuron its cell type's index (-1: none), tuning angle (deg); per type
+  // index the name and the targets; directions per global sample (cycled; empty: the condition's grating)
+  std::vector<int> type_index;
+  std::vector<double> tuning_deg;
+  std::vector<std::string> type_names;
+  std::vector<double> target_osi, target_dsi;
+  std::vector<double> directions;
+  double ema_decay = 0.95;
   // Whether the loss is a mean of per-sample terms; RateDistribution is not (it pools the counts of all the
   // update's samples, reduced over replicas and micro-batches before it is evaluated).
   bool sample_separable = true;

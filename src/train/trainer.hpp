@@ -93,6 +93,17 @@ class Trainer {
   std::vector<double> pooled_counts(std::int64_t first_sample, int condition = -1);
   StepMetrics compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled, double pooled_samples,
                                int condition = -1);
+  // With batch-statistics losses (Synchronization, OrientationSelectivity), after pooled_counts: their statistics
+  // over this trainer's samples, from the counts summed over every replica (each loss's update starts here, e.g.
+  // OrientationSelectivity's running mean); then the gradient from the statistics summed over every replica.
+  bool has_stats_loss(int condition = -1) const;
+  std::vector<double> batch_stats(std::int64_t first_sample, const std::vector<double>& pooled, double pooled_samples,
+                                  int condition = -1);
+  StepMetrics compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled, double pooled_samples,
+                               const std::vector<double>& stats, int condition);
+  // The losses' states kept from update to update (checkpointed), concatenated in (condition, loss) order.
+  std::vector<double> loss_state() const;
+  void set_loss_state(const std::vector<double>& s);
   // gradient = packed * scale (the job's mean from the packed buffer of WeightStore::pack_gradients).
   void unpack_gradients(const float* packed, double scale);
   // Clipping (optional) and one optimizer step on the trainable surfaces (a "series" update makes one per
@@ -143,6 +154,13 @@ class Trainer {
   int loss_set(int k) const { return tc_.conditions.empty() ? 0 : tc_.condition_of(k); }
   int pool_group(int k, int condition) const { return pool_groups(condition) == 1 ? 0 : tc_.condition_of(k); }
   void forward(int micro_batch, std::int64_t first);
+  void set_pools(int micro_batch, std::int64_t first);  // the engine's pools for micro-batch k's loss set
+  // the micro-batch of loss q of set s: its window's counts (of `bands`, [bands][B][N]) and its pools' sums
+  MicroBatch micro_batch_of(int k, std::int64_t first, int s, std::size_t q, const std::vector<std::int32_t>& bands,
+                            const std::vector<double>& pool_sums, std::vector<std::int32_t>& counts) const;
+  std::int64_t condition_batch() const {  // samples of one condition in an update (the global batch without)
+    return static_cast<std::int64_t>(B_) * tc_.accumulate * run_.schedule.replicas;
+  }
   double add_neuron_counts(const std::vector<std::int32_t>& band_counts, std::vector<double>& sum) const;
   std::vector<std::int32_t> host_counts() const;  // [bands][B][N] of the last forward pass
   // the recurrent-weight losses of sets [s_lo, s_hi) (their gradients times `factor`): values per set and loss
@@ -164,6 +182,10 @@ class Trainer {
   std::vector<std::vector<std::unique_ptr<Loss>>> losses_;  // per condition (one set without conditions)
   std::vector<std::size_t> set_offset_;                     // each set's first loss in windows_
   LossWindows windows_;                                     // of every set's losses
+  std::vector<std::vector<std::size_t>> stats_offset_;      // per set and loss: its statistics in a set's block
+  std::vector<std::size_t> stats_begin_;                    // per set: its block of the statistics (+ the end)
+  std::vector<std::vector<std::int32_t>> mb_bands_;         // per micro-batch of pooled_counts: its band counts
+  std::vector<std::vector<double>> mb_pool_sums_;           // ... and its pools' sums
   std::vector<RegularizerScales> scales_;                   // of each set
   std::int64_t update_ = 0, iterations_ = 0;
   double last_grad_norm_ = 0, t_update_ = 0, t_step_ = 0;

@@ -57,6 +57,18 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
     scales_.push_back(regularizer_scales(losses_.back(), B_, T_, N_, store_->n_trainable()));
   }
   windows_ = LossWindows(all, T_);
+  stats_begin_.push_back(0);
+  for (std::size_t st = 0; st < losses_.size(); ++st) {
+    const auto& inputs = tc_.conditions.empty() ? run.inputs : run.conditions[st];
+    std::size_t off = 0;
+    stats_offset_.emplace_back();
+    for (const auto& l : losses_[st]) {
+      l->bind_inputs(inputs, run.cfg->seed);
+      stats_offset_.back().push_back(off);
+      off += l->stats_size();
+    }
+    stats_begin_.push_back(stats_begin_.back() + off);
+  }
   BpttSettings st;
   st.batch = B_;
   st.window_steps = T_;
@@ -93,6 +105,7 @@ void Trainer<Real, ExecSpace>::select_micro_batch(int k) {
 // The forward pass of micro-batch k (samples first ..): from its carried start state when there is one.
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::forward(int k, std::int64_t first) {
+  set_pools(k, first);
   sim_->set_sample_offset(first);
   engine_->forward(carry_.valid() ? &carry_.start(k) : nullptr, carry_.on() ? &carry_.end(*sim_, k) : nullptr);
   last_forward_sample_ = first;
@@ -136,6 +149,15 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled,
                                                        double pooled_samples, int condition) {
+  const std::vector<double> stats =
+      has_stats_loss(condition) ? batch_stats(first_sample, pooled, pooled_samples, condition) : std::vector<double>{};
+  return compute_gradient(first_sample, pooled, pooled_samples, stats, condition);
+}
+
+template <class Real, class ExecSpace>
+StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled,
+                                                       double pooled_samples, const std::vector<double>& stats,
+                                                       int condition) {
   const auto start = std::chrono::steady_clock::now();
   const int A = tc_.accumulate;
   const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
@@ -147,6 +169,11 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   if (pool && (pooled.size() != n * nw * static_cast<std::size_t>(G) || pooled_samples <= 0))
     throw std::logic_error("pooled losses need the pooled spike counts of every loss window and neuron");
   // the pooled counts of pool group g in loss q's window (of set s)
+  // the statistics of loss q of set s (the sets of these micro-batches, in order)
+  auto stats_of = [&](int s, std::size_t q) {
+    return stats.data() + stats_begin_[static_cast<std::size_t>(s)] - stats_begin_[static_cast<std::size_t>(s_lo)] +
+           stats_offset_[static_cast<std::size_t>(s)][q];
+  };
   auto pooled_of = [&](int g, int s, std::size_t q) {
     const int w = window_of(s, q);
     PooledCounts pc;
@@ -208,6 +235,25 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
       const double f = pooled_samples / static_cast<double>(B_);
       for (std::size_t i = 0; i < bn; ++i) g[i] += f * pg[i];
     }
+    // batch-statistics losses: their exact gradient, times the condition's samples / B (undoing the averaging over
+    // micro-batches and replicas)
+    std::vector<double> pool_sums, pool_grad;
+    if (engine_->has_pools()) {
+      pool_sums = engine_->pool_sums();
+      pool_grad.assign(pool_sums.size(), 0.0);
+    }
+    std::vector<std::int32_t> mb_counts;
+    const double f_stats = static_cast<double>(condition_batch()) / static_cast<double>(B_);
+    for (std::size_t q2 = 0; q2 < losses.size() && !stats.empty(); ++q2) {
+      if (losses[q2]->stats_size() == 0) continue;
+      const MicroBatch mb = micro_batch_of(k, first, s, q2, bands, pool_sums, mb_counts);
+      std::vector<double> cg(bn, 0.0), pgr(pool_grad.size(), 0.0);
+      losses[q2]->add_stats_gradient(mb, stats_of(s, q2), cg, pgr);
+      auto& g = count_grad[static_cast<std::size_t>(window_of(s, q2))];
+      for (std::size_t i = 0; i < bn; ++i) g[i] += f_stats * cg[i];
+      for (std::size_t i = 0; i < pgr.size() && i < pool_grad.size(); ++i) pool_grad[i] += f_stats * pgr[i];
+    }
+    if (engine_->has_pools()) engine_->set_pool_gradient(pool_grad);
     engine_->backward(windows_.band_gradient(count_grad, bn));
     m.t_recompute += engine_->recompute_seconds();
     m.t_backward += engine_->backward_seconds();
@@ -238,6 +284,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     const int g = G == 1 ? 0 : s;
     const int ws = once ? s_lo : s;
     return l.recurrent_weight_loss() ? weight_terms[static_cast<std::size_t>(ws - s_lo)][q]
+           : l.stats_size() > 0      ? l.stats_value(stats_of(s, q))
            : l.reads_weights()       ? l.value(in)
            : l.pooled()              ? l.pooled_value(pooled_of(g, s, q))
                                      : data_terms[static_cast<std::size_t>(s - s_lo)][q] / data_divisor;
@@ -265,6 +312,11 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
       } else {
         for (int s = s_lo; s < s_hi; ++s) v += data_terms[static_cast<std::size_t>(s - s_lo)][q];
         v = (l.pooled() || l.reads_weights() || l.recurrent_weight_loss()) ? term(s_lo, q, 1.0) : v / K;
+        if (l.stats_size() > 0) {  // one statistic per set (condition): their mean
+          v = 0;
+          for (int s = s_lo; s < s_hi; ++s) v += term(s, q, 1.0);
+          v /= (s_hi - s_lo);
+        }
       }
       m.loss_terms.push_back(v);
       m.loss += v;

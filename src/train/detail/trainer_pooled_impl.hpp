@@ -1,6 +1,8 @@
 // Template implementation of the trainer's pooled-loss part (train/trainer.hpp): which micro-batches pool their
 // spike counts together, and the counts of this trainer's samples per loss window; included by trainer_impl.hpp.
 #pragma once
+#include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "dpointnet/train/trainer.hpp"
@@ -28,11 +30,21 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
   std::vector<double> window;
   const int A = tc_.accumulate;
   const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
+  const bool stats = has_stats_loss(condition);
+  const std::int64_t update = first_sample / run_.schedule.global_batch();
+  for (int st = loss_set(k_lo); st <= loss_set(k_hi - 1); ++st)
+    for (const auto& l : losses_[static_cast<std::size_t>(st)]) l->prepare_update(update, condition_batch());
+  mb_bands_.assign(static_cast<std::size_t>(tc_.micro_batches()), {});
+  mb_pool_sums_.assign(static_cast<std::size_t>(tc_.micro_batches()), {});
   for (int k = k_lo; k < k_hi; ++k) {
     const std::int64_t first = first_sample + run_.schedule.micro_offset(k);
     select_micro_batch(k);
     forward(k, first);
     const std::vector<std::int32_t> bands = host_counts();
+    if (stats) {
+      mb_bands_[static_cast<std::size_t>(k)] = bands;
+      if (engine_->has_pools()) mb_pool_sums_[static_cast<std::size_t>(k)] = engine_->pool_sums();
+    }
     const auto group = static_cast<std::size_t>(pool_group(k, condition));
     for (std::size_t w = 0; w < nw; ++w) {
       windows_.window_sum(bands, static_cast<int>(w), bn, window);
@@ -44,6 +56,122 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
     cached_version_ = store_->version();
   }
   return sum;
+}
+
+template <class Real, class ExecSpace>
+bool Trainer<Real, ExecSpace>::has_stats_loss(int condition) const {
+  for (int st = 0; st < static_cast<int>(losses_.size()); ++st)
+    if (condition < 0 || st == condition)
+      for (const auto& l : losses_[static_cast<std::size_t>(st)])
+        if (l->stats_size() > 0) return true;
+  return false;
+}
+
+// The engine's pools for micro-batch k (those of its loss set's pool loss), or none.
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::set_pools(int k, std::int64_t first) {
+  const int st = loss_set(k);
+  const auto& set = losses_[static_cast<std::size_t>(st)];
+  std::vector<std::int32_t> sample;
+  std::vector<std::vector<std::int32_t>> members;
+  const std::int64_t slot0 = first % run_.schedule.global_batch() -
+                             static_cast<std::int64_t>(std::max(0, tc_.condition_of(k))) * condition_batch();
+  for (std::size_t q = 0; q < set.size(); ++q)
+    if (set[q]->pools(slot0, B_, sample, members) && !sample.empty()) {
+      const int w = window_of(st, q);
+      engine_->set_pools(sample, members, windows_.begin(w), windows_.end(w));
+      return;
+    }
+  engine_->clear_pools();
+}
+
+template <class Real, class ExecSpace>
+MicroBatch Trainer<Real, ExecSpace>::micro_batch_of(int k, std::int64_t first, int st, std::size_t q,
+                                                    const std::vector<std::int32_t>& bands,
+                                                    const std::vector<double>& pool_sums,
+                                                    std::vector<std::int32_t>& counts) const {
+  const int w = window_of(st, q);
+  windows_.window_sum(bands, w, static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_), counts);
+  MicroBatch mb;
+  mb.slot0 = first % run_.schedule.global_batch() -
+             static_cast<std::int64_t>(std::max(0, tc_.condition_of(k))) * condition_batch();
+  mb.first_sample = first;
+  mb.B = B_;
+  mb.N = N_;
+  mb.T = windows_.length(w);
+  mb.dt = run_.cfg->dt;
+  mb.counts = counts.data();
+  mb.pool_sums = pool_sums.empty() ? nullptr : pool_sums.data();
+  return mb;
+}
+
+// Each batch-statistics loss of these micro-batches' sets starts its update from the pooled counts, then adds the
+// statistics of the micro-batches that pooled_counts ran ([sets][their losses' statistics]).
+template <class Real, class ExecSpace>
+std::vector<double> Trainer<Real, ExecSpace>::batch_stats(std::int64_t first_sample, const std::vector<double>& pooled,
+                                                          double pooled_samples, int condition) {
+  const int A = tc_.accumulate;
+  const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
+  const int s_lo = loss_set(k_lo), s_hi = loss_set(k_hi - 1) + 1;
+  const std::size_t n = static_cast<std::size_t>(N_), nw = windows_.n_windows();
+  for (int st = s_lo; st < s_hi; ++st) {
+    const auto& set = losses_[static_cast<std::size_t>(st)];
+    const int g = pool_groups(condition) == 1 ? 0 : st;
+    for (std::size_t q = 0; q < set.size(); ++q) {
+      if (set[q]->stats_size() == 0) continue;
+      const int w = window_of(st, q);
+      PooledCounts pc;
+      pc.counts = pooled.data() + (static_cast<std::size_t>(g) * nw + static_cast<std::size_t>(w)) * n;
+      pc.samples = pooled_samples;
+      pc.N = N_;
+      pc.T = windows_.length(w);
+      pc.dt = run_.cfg->dt;
+      set[q]->begin_update(pc);
+    }
+  }
+  std::vector<double> out(stats_begin_[static_cast<std::size_t>(s_hi)] - stats_begin_[static_cast<std::size_t>(s_lo)],
+                          0.0);
+  std::vector<std::int32_t> counts;
+  for (int k = k_lo; k < k_hi; ++k) {
+    const int st = loss_set(k);
+    const auto& set = losses_[static_cast<std::size_t>(st)];
+    const std::int64_t first = first_sample + run_.schedule.micro_offset(k);
+    for (std::size_t q = 0; q < set.size(); ++q) {
+      if (set[q]->stats_size() == 0) continue;
+      const MicroBatch mb = micro_batch_of(k, first, st, q, mb_bands_[static_cast<std::size_t>(k)],
+                                           mb_pool_sums_[static_cast<std::size_t>(k)], counts);
+      set[q]->add_stats(mb, out.data() + stats_begin_[static_cast<std::size_t>(st)] -
+                                stats_begin_[static_cast<std::size_t>(s_lo)] +
+                                stats_offset_[static_cast<std::size_t>(st)][q]);
+    }
+  }
+  return out;
+}
+
+template <class Real, class ExecSpace>
+std::vector<double> Trainer<Real, ExecSpace>::loss_state() const {
+  std::vector<double> out;
+  for (const auto& set : losses_)
+    for (const auto& l : set) {
+      const auto s = l->state();
+      out.insert(out.end(), s.begin(), s.end());
+    }
+  return out;
+}
+
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::set_loss_state(const std::vector<double>& s) {
+  std::size_t off = 0;
+  for (auto& set : losses_)
+    for (auto& l : set) {
+      const std::size_t n = l->state().size();
+      if (n == 0) continue;
+      if (off + n > s.size()) throw std::logic_error("the losses' state is too short");
+      l->set_state(std::vector<double>(s.begin() + static_cast<std::ptrdiff_t>(off),
+                                       s.begin() + static_cast<std::ptrdiff_t>(off + n)));
+      off += n;
+    }
+  if (off != s.size()) throw std::logic_error("the losses' state is too long");
 }
 
 }  // namespace dpointnet
