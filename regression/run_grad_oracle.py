@@ -12,6 +12,8 @@ Writes HDF5 (all weights normalized, i.e. weight_pA / (V_th - E_L) of the target
   /adam/m/<surface>, /adam/v/<surface> after the last update (trainable surfaces), /adam@step = optimizer
                                    steps (K, or K x conditions for train.approach "series")
   /rate_mean_hz [K]                mean rate over samples and neurons of each update's batch
+  /loss_state/<name> [K, N]        OrientationSelectivity's normaliser after each update's EMA step
+                                   (/loss_state/<condition>/<name> with train.conditions)
 """
 import argparse
 import os
@@ -36,7 +38,7 @@ def run_training(config_path, K, log=print):
         % (tr.run, m.N, m.J, m.E, m.R, m.D,
            ', '.join('%s(%d)' % (s, len(m.surface_edges[s])) for s in m.surface_names),
            [s for s in m.surface_names if tr.tc.trainable[s]]))
-    hist = {'total': [], 'terms': {}, 'conditions': {}, 'rate': [],
+    hist = {'total': [], 'terms': {}, 'conditions': {}, 'rate': [], 'loss_state': {},
             'weights': {s: [tr.w[s].copy()] for s in m.surface_names}}
     first_grad = None
     for k in range(K):
@@ -52,6 +54,8 @@ def run_training(config_path, K, log=print):
             for n, v in d['terms'].items():
                 hist['conditions'].setdefault(c + '/' + n, []).append(v)
         hist['rate'].append(res['rate_mean_hz'])
+        for n, v in res['loss_state'].items():
+            hist['loss_state'].setdefault(n, []).append(v)
         for s in m.surface_names:
             hist['weights'][s].append(tr.w[s].copy())
         log('update %d: samples %d..%d loss %.10g [%s] rate %.4f Hz spikes %d |grad| %.6g (%.2f s)'
@@ -86,6 +90,8 @@ def write_result(path, tr, hist, first_grad, K):
                 g.create_dataset('m/' + s, data=tr.adam.m[s])
                 g.create_dataset('v/' + s, data=tr.adam.v[s])
         h.create_dataset('rate_mean_hz', data=np.array(hist['rate'], np.float64))
+        for n, v in hist['loss_state'].items():
+            h.create_dataset('loss_state/' + n, data=np.array(v, np.float64))
 
 
 def main(argv=None):

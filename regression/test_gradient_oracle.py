@@ -105,6 +105,9 @@ def main():
     ap.add_argument("--v1-fixture", action="store_true",
                     help="the V1 papers' losses on regression/v1_loss_fixture.py's network and config (windows, "
                          "cell types, core + annulus, sampled targets, huber_quantile, EMD) instead of a generated one")
+    ap.add_argument("--v1-sync-osi", action="store_true",
+                    help="with --v1-fixture: its 24-neuron variant with Synchronization and OrientationSelectivity "
+                         "too (the normaliser /loss_state compared as well)")
     ap.add_argument("--per-node-dynamics", action="store_true",
                     help="every V1 node its own V_th, C_m, tau_syn, asc_amps (SONATA per-node dynamics_params)")
     args = ap.parse_args()
@@ -114,7 +117,7 @@ def main():
         if args.v1_fixture:
             sys.path.insert(0, HERE)
             from v1_loss_fixture import write_fixture
-            with open(write_fixture(net, T=float(args.steps), B=args.batch)) as f:
+            with open(write_fixture(net, T=float(args.steps), B=args.batch, sync_osi=args.v1_sync_osi)) as f:
                 cfg = json.load(f)
             cfg["inputs"].pop("noise")  # one input per virtual population in dpointnet: the spike file
             cfg["run"].update({"seed": 99, "precision": args.precision, "dynamics": args.dynamics})
@@ -201,6 +204,16 @@ def compare(args, tmp, cfg):
                 a, b = float(c["loss"][name][k]), float(r["loss"][name][k])
                 err = abs(a - b) / abs(b) if b != 0 else abs(a - b)
                 checks.append((f"update {k + 1} loss {name}", err, args.tol_loss, f"{a:.12g} vs {b:.12g}"))
+        states = []  # loss states of the oracle (e.g. OrientationSelectivity's normaliser [K, N])
+        if "loss_state" in r:
+            r["loss_state"].visititems(lambda n, o: states.append(n) if isinstance(o, h5py.Dataset) else None)
+        for name in states:
+            if "loss_state" not in c or name not in c["loss_state"]:
+                checks.append((f"loss_state {name} written by dpointnet", 1.0, 0.0, "missing"))
+                continue
+            for k in range(args.updates):
+                checks.append((f"update {k + 1} loss_state {name}", rel_l2(c["loss_state"][name][k],
+                                                                          r["loss_state"][name][k]), args.tol_loss, ""))
         for s in r["grad"]:
             g_c, g_r = c["grad"][s][()], r["grad"][s][()]
             checks.append((f"grad {s} ({len(g_r)} edges)", rel_l2(g_c, g_r), args.tol_grad,

@@ -6,10 +6,21 @@ import torch
 
 from .autograd_ops import DTYPE
 from .v1_losses import loss_window, rate_distribution_loss, emd_loss
+from .v1_sync_osi import OSI_EMA_INIT, osi_ema_step, osi_loss, osi_rates, sync_loss
 
 
-def compute_losses(specs, z, v, dt, wsurf, w0surf, trainable, surface_names):
-    """Return (total tensor, {name: tensor}, rate_mean_hz float). z, v: [B, T, N]."""
+def osi_normaliser(L, z, dt, e=None):
+    """The OrientationSelectivity normaliser after this batch's EMA step from e (default: the initial 0.003)."""
+    e = np.full(z.shape[2], OSI_EMA_INIT) if e is None else e
+    return osi_ema_step(e, osi_rates(L, z.detach(), dt).numpy(), L['ema_decay'])
+
+
+def compute_losses(specs, z, v, dt, wsurf, w0surf, trainable, surface_names, ctx=None):
+    """Return (total tensor, {name: tensor}, rate_mean_hz float). z, v: [B, T, N]. ctx (optional): 'update' (the
+    update's 0-based index, Synchronization's shuffles; default 0), 'samples' (global sample index of each row of
+    z; default 0..B-1) and 'ema' ({OrientationSelectivity name: its normaliser after this update's EMA step};
+    default one EMA step from the initial value on this batch)."""
+    ctx = ctx or {}
     terms = {}
     for L in specs:
         ty, cost = L['type'], L['cost']
@@ -25,6 +36,12 @@ def compute_losses(specs, z, v, dt, wsurf, w0surf, trainable, surface_names):
         elif ty == 'RateDistribution':
             # pooled over the whole batch and the window; sorted per group by torch's stable sort (v1_losses.py)
             val = rate_distribution_loss(L, z, dt)
+        elif ty == 'Synchronization':
+            val = sync_loss(L, z, dt, int(ctx.get('update', 0)))
+        elif ty == 'OrientationSelectivity':
+            ema = (ctx.get('ema') or {}).get(L['name'])
+            samples = ctx.get('samples', np.arange(z.shape[0]))
+            val = osi_loss(L, z, dt, samples, osi_normaliser(L, z, dt) if ema is None else ema)
         elif ty == 'EMDWeightRegularization':   # the recurrent surface against its initial weights
             val = emd_loss(L, wsurf['recurrent'], w0surf['recurrent'])
         elif ty == 'VoltageRegularization':

@@ -20,7 +20,8 @@ from .model import load_model
 from .autograd_ops import DTYPE, TrainError, SpikeFunction, surrogate_spike, ScaleGrad, scale_grad, EdgeDrive
 from .torch_model import TorchModel
 from .train_config import LOSS_TYPES, TrainConfig
-from .optim import compute_losses, Adam, clip_by_global_norm, sign_constraint
+from .optim import compute_losses, osi_normaliser, Adam, clip_by_global_norm, sign_constraint
+from .v1_sync_osi import PER_CONDITION_TYPES
 from .exp_adam import ExpAdam, make_optimizer
 
 __all__ = ['DTYPE', 'TrainError', 'SpikeFunction', 'surrogate_spike', 'ScaleGrad', 'scale_grad', 'EdgeDrive',
@@ -81,6 +82,8 @@ class Trainer:
         self.adam = make_optimizer(self.tc)  # Adam or ExpAdam (train.optimizer.type)
         self.update = 0
         self.carry = None  # train.carry_state: the start state of every sample slot of the next update
+        # OrientationSelectivity normalisers: {(condition index or None, loss name): [N]}, carried across updates
+        self.loss_state = {}
 
     def input_counts(self, samples, inputs=None):
         """x[b, k, j] exactly as the forward oracle builds it (sum over sources of a population)."""
@@ -89,6 +92,18 @@ class Trainer:
             c = src.counts(samples, 0, self.W + self.T)
             x[:, :, src.virt_offset:src.virt_offset + c.shape[2]] += c
         return torch.as_tensor(x)
+
+    def loss_ctx(self, specs, z, samples, c, record):
+        """compute_losses' ctx for one condition's batch (c: its index, None without conditions): the update index,
+        the rows' global samples and every OrientationSelectivity normaliser after its EMA step on this batch (the
+        one step of this update, taken here); record gets {'<condition>/<name>' or '<name>': normaliser}."""
+        ema = {}
+        for L in specs:
+            if L['type'] == 'OrientationSelectivity':
+                key = (c, L['name'])
+                self.loss_state[key] = ema[L['name']] = osi_normaliser(L, z, self.dt, self.loss_state.get(key))
+                record[L['name'] if c is None else self.condition_names[c] + '/' + L['name']] = ema[L['name']].copy()
+        return {'update': self.update, 'samples': np.asarray(samples), 'ema': ema}
 
     def loss_and_grad(self, samples, condition=None, combine='mean'):
         """Forward + backward for the given global sample indices at the current weights. Without conditions: the
@@ -112,19 +127,29 @@ class Trainer:
         out = m.forward(wt, x, self.spike_fn, self.vdamp, self.rdamp, warmup=self.W, init=init)
         self.final = out['final']
         args = (self.dt, wt, w0t, tc.trainable, m.surface_names)
-        per_condition = {}
+        per_condition, state = {}, {}
         if not conds:
-            total, terms, rate = compute_losses(tc.losses, out['z'], out['v'], *args)
+            ctx = self.loss_ctx(tc.losses, out['z'], samples, None, state)
+            total, terms, rate = compute_losses(tc.losses, out['z'], out['v'], *args, ctx=ctx)
             grad_of = total
         else:
             for c in sorted(set(conds)):
                 rows = np.concatenate([np.arange(mb * B, (mb + 1) * B) for mb, cm in enumerate(conds) if cm == c])
                 idx = torch.as_tensor(rows)
-                per_condition[c] = compute_losses(self.condition_losses[c], out['z'][idx], out['v'][idx], *args)
+                ctx = self.loss_ctx(self.condition_losses[c], out['z'][idx], samples[rows], c, state)
+                per_condition[c] = compute_losses(self.condition_losses[c], out['z'][idx], out['v'][idx], *args,
+                                                  ctx=ctx)
             totals = [t for t, _, _ in per_condition.values()]
             if self.single_loss_set and combine == 'mean':
-                # one pool over every sample: the losses of train.losses over the whole batch
-                total, terms, rate = compute_losses(tc.losses, out['z'], out['v'], *args)
+                # one pool over every sample: the losses of train.losses over the whole batch, except Synchronization
+                # and OrientationSelectivity (per condition's batch): the mean over the conditions of their values
+                own = [L['name'] for L in tc.losses if L['type'] in PER_CONDITION_TYPES]
+                total, terms, rate = compute_losses([L for L in tc.losses if L['name'] not in own], out['z'],
+                                                    out['v'], *args)
+                for n in own:
+                    terms[n] = sum(ct[n] for _, ct, _ in per_condition.values()) / len(totals)
+                    total = total + terms[n]
+                terms = {L['name']: terms[L['name']] for L in tc.losses}
                 pooled = [L['name'] for L in tc.losses if L['type'] == 'RateDistribution']
                 for c, (_, cterms, _) in per_condition.items():
                     for n in pooled:
@@ -151,7 +176,7 @@ class Trainer:
                                               'terms': {k: float(v) for k, v in ct.items()}}
                     for c, (_, ct, _) in per_condition.items()}
         return {'total': float(total), 'terms': {k: float(v) for k, v in terms.items()},
-                'conditions': cond_out, 'rate_mean_hz': rate, 'grads': grads,
+                'conditions': cond_out, 'rate_mean_hz': rate, 'grads': grads, 'loss_state': state,
                 'n_spikes': int(out['z'].detach().sum())}
 
     def apply(self, grads):
@@ -188,6 +213,7 @@ class Trainer:
                 res[key] = sum(r[key] for r in parts) / C
             res['terms'] = {n: sum(r['terms'][n] for r in parts) / C for n in parts[0]['terms']}
             res['n_spikes'] = sum(r['n_spikes'] for r in parts)
+            res['loss_state'] = {n: v for r in parts for n, v in r['loss_state'].items()}
         else:
             combine = 'sum' if self.tc.approach == 'series_accumulate' else 'mean'
             res = self.loss_and_grad(samples, combine=combine)

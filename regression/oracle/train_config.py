@@ -2,11 +2,11 @@
 import numpy as np
 
 from .autograd_ops import TrainError
-from . import v1_losses
+from . import v1_losses, v1_sync_osi
 
 
 LOSS_TYPES = ('TargetFiringRate', 'VoltageRegularization', 'WeightRegularization', 'RateDistribution',
-              'EMDWeightRegularization')
+              'EMDWeightRegularization', 'Synchronization', 'OrientationSelectivity')
 
 
 def read_observed_rates(path, group_by='node_type_id', rate_column='rate_hz'):
@@ -85,6 +85,8 @@ class TrainConfig:
                 spec.update(v1_losses.rate_distribution_spec(L, model, obs, 'train.losses[%d]' % i))
             elif ty == 'EMDWeightRegularization':
                 spec.update(v1_losses.emd_spec(L, model, 'train.losses[%d]' % i))
+            elif ty in v1_sync_osi.PER_CONDITION_TYPES:
+                spec.update(v1_sync_osi.parse(L, model, 'train.losses[%d] (%s)' % (i, name)))
             elif ty == 'VoltageRegularization':
                 mode = L.get('mode', 'range')
                 if mode not in ('range', 'threshold'):
