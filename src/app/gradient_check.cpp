@@ -1,5 +1,7 @@
 #include "dpointnet/app/gradient_check.hpp"
 
+#include <map>
+
 #include "dpointnet/io/hdf5_file.hpp"
 #include "dpointnet/util/log.hpp"
 
@@ -17,6 +19,7 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
   for (std::size_t s = 0; s < S; ++s) hist[s] = tr.weights().get(static_cast<int>(s), F::Weight);
   std::vector<StepMetrics> ms;
   std::vector<double> terminal, violations;
+  std::map<std::string, std::vector<double>> states;  // per loss with a state: after each update
   const std::size_t per = 2 * static_cast<std::size_t>(net.n_neurons);
   for (int k = 0; k < K; ++k) {
     const std::int64_t base = rs.schedule().first_sample(tr.updates_done(), 0);  // first sample of this update
@@ -43,6 +46,7 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
       const auto w = tr.weights().get(static_cast<int>(s), F::Weight);
       hist[s].insert(hist[s].end(), w.begin(), w.end());
     }
+    for (const auto& [name, v] : tr.named_loss_states()) states[name].insert(states[name].end(), v.begin(), v.end());
   }
   if (!ctx.chief()) return;
   auto f = h5::File::create(out, true);
@@ -67,6 +71,8 @@ void run_gradient_check(ReplicaSet<Real>& rs, const Network& net, const Simulati
   f.write_double("/grad_norm", column([](const StepMetrics& m) { return m.grad_norm; }));
   f.write_double_2d("/terminal/v_and_counts", terminal, terminal.size() / per, per);
   f.write_double("/check/sign_violations_all_replicas", violations);
+  for (const auto& [name, v] : states)
+    f.write_double_2d("/loss_state/" + name, v, static_cast<std::size_t>(K), v.size() / static_cast<std::size_t>(K));
   for (std::size_t s = 0; s < S; ++s) {
     const auto& h = hist[s];
     const int si = static_cast<int>(s);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dpointnet/device/kernel_shape.hpp"
@@ -104,6 +105,8 @@ class Trainer {
   // The losses' states kept from update to update (checkpointed), concatenated in (condition, loss) order.
   std::vector<double> loss_state() const;
   void set_loss_state(const std::vector<double>& s);
+  // The same per loss with a state: "<loss name>", or "<condition>/<loss name>" with conditions.
+  std::vector<std::pair<std::string, std::vector<double>>> named_loss_states() const;
   // gradient = packed * scale (the job's mean from the packed buffer of WeightStore::pack_gradients).
   void unpack_gradients(const float* packed, double scale);
   // Clipping (optional) and one optimizer step on the trainable surfaces (a "series" update makes one per
@@ -155,9 +158,21 @@ class Trainer {
   int pool_group(int k, int condition) const { return pool_groups(condition) == 1 ? 0 : tc_.condition_of(k); }
   void forward(int micro_batch, std::int64_t first);
   void set_pools(int micro_batch, std::int64_t first);  // the engine's pools for micro-batch k's loss set
-  // the micro-batch of loss q of set s: its window's counts (of `bands`, [bands][B][N]) and its pools' sums
+  // the micro-batch of loss q of set s: its window's counts (of `bands`, [bands][B][N]) and the sums of its pools
+  // (its block of the engine's `pool_sums`, copied into `pools`)
   MicroBatch micro_batch_of(int k, std::int64_t first, int s, std::size_t q, const std::vector<std::int32_t>& bands,
-                            const std::vector<double>& pool_sums, std::vector<std::int32_t>& counts) const;
+                            const std::vector<double>& pool_sums, std::vector<std::int32_t>& counts,
+                            std::vector<double>& pools) const;
+  // Where the pools of loss q sit in the engine's pools of micro-batch k: rows (steps) from row0, columns from col0.
+  struct PoolBlock {
+    std::size_t q = 0;
+    std::int64_t row0 = 0, rows = 0, col0 = 0, cols = 0, stride = 0;  // stride: the micro-batch's pools
+  };
+  const PoolBlock* pool_block(int k, std::size_t q) const {
+    for (const auto& b : pool_blocks_[static_cast<std::size_t>(k)])
+      if (b.q == q) return &b;
+    return nullptr;
+  }
   std::int64_t condition_batch() const {  // samples of one condition in an update (the global batch without)
     return static_cast<std::int64_t>(B_) * tc_.accumulate * run_.schedule.replicas;
   }
@@ -186,6 +201,7 @@ class Trainer {
   std::vector<std::size_t> stats_begin_;                    // per set: its block of the statistics (+ the end)
   std::vector<std::vector<std::int32_t>> mb_bands_;         // per micro-batch of pooled_counts: its band counts
   std::vector<std::vector<double>> mb_pool_sums_;           // ... and its pools' sums
+  std::vector<std::vector<PoolBlock>> pool_blocks_;         // per micro-batch: its losses' blocks of the pools
   std::vector<RegularizerScales> scales_;                   // of each set
   std::int64_t update_ = 0, iterations_ = 0;
   double last_grad_norm_ = 0, t_update_ = 0, t_step_ = 0;

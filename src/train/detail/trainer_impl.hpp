@@ -243,15 +243,20 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
       pool_grad.assign(pool_sums.size(), 0.0);
     }
     std::vector<std::int32_t> mb_counts;
+    std::vector<double> mb_pools;
     const double f_stats = static_cast<double>(condition_batch()) / static_cast<double>(B_);
     for (std::size_t q2 = 0; q2 < losses.size() && !stats.empty(); ++q2) {
       if (losses[q2]->stats_size() == 0) continue;
-      const MicroBatch mb = micro_batch_of(k, first, s, q2, bands, pool_sums, mb_counts);
-      std::vector<double> cg(bn, 0.0), pgr(pool_grad.size(), 0.0);
+      const MicroBatch mb = micro_batch_of(k, first, s, q2, bands, pool_sums, mb_counts, mb_pools);
+      std::vector<double> cg(bn, 0.0), pgr(mb_pools.size(), 0.0);
       losses[q2]->add_stats_gradient(mb, stats_of(s, q2), cg, pgr);
       auto& g = count_grad[static_cast<std::size_t>(window_of(s, q2))];
       for (std::size_t i = 0; i < bn; ++i) g[i] += f_stats * cg[i];
-      for (std::size_t i = 0; i < pgr.size() && i < pool_grad.size(); ++i) pool_grad[i] += f_stats * pgr[i];
+      if (const PoolBlock* b = pool_block(k, q2))  // the loss's block of the pools' gradient
+        for (std::int64_t r = 0; r < b->rows; ++r)
+          for (std::int64_t c = 0; c < b->cols; ++c)
+            pool_grad[static_cast<std::size_t>((b->row0 + r) * b->stride + b->col0 + c)] +=
+                f_stats * pgr[static_cast<std::size_t>(r * b->cols + c)];
     }
     if (engine_->has_pools()) engine_->set_pool_gradient(pool_grad);
     engine_->backward(windows_.band_gradient(count_grad, bn));

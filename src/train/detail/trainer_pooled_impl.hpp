@@ -67,29 +67,53 @@ bool Trainer<Real, ExecSpace>::has_stats_loss(int condition) const {
   return false;
 }
 
-// The engine's pools for micro-batch k (those of its loss set's pool loss), or none.
+// The engine's pools for micro-batch k: those of every pool loss of its loss set, side by side (columns), over the
+// union of their windows (rows); or none.
 template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::set_pools(int k, std::int64_t first) {
   const int st = loss_set(k);
   const auto& set = losses_[static_cast<std::size_t>(st)];
-  std::vector<std::int32_t> sample;
-  std::vector<std::vector<std::int32_t>> members;
+  if (pool_blocks_.size() != static_cast<std::size_t>(tc_.micro_batches()))
+    pool_blocks_.assign(static_cast<std::size_t>(tc_.micro_batches()), {});
+  auto& blocks = pool_blocks_[static_cast<std::size_t>(k)];
+  blocks.clear();
+  std::vector<std::int32_t> sample, all_sample;
+  std::vector<std::vector<std::int32_t>> members, all_members;
+  std::int64_t t0 = T_, t1 = 0;
   const std::int64_t slot0 = first % run_.schedule.global_batch() -
                              static_cast<std::int64_t>(std::max(0, tc_.condition_of(k))) * condition_batch();
-  for (std::size_t q = 0; q < set.size(); ++q)
-    if (set[q]->pools(slot0, B_, sample, members) && !sample.empty()) {
-      const int w = window_of(st, q);
-      engine_->set_pools(sample, members, windows_.begin(w), windows_.end(w));
-      return;
-    }
-  engine_->clear_pools();
+  for (std::size_t q = 0; q < set.size(); ++q) {
+    if (!set[q]->pools(slot0, B_, sample, members) || sample.empty()) continue;
+    const int w = window_of(st, q);
+    PoolBlock b;
+    b.q = q;
+    b.row0 = windows_.begin(w);
+    b.rows = windows_.length(w);
+    b.col0 = static_cast<std::int64_t>(all_sample.size());
+    b.cols = static_cast<std::int64_t>(sample.size());
+    blocks.push_back(b);
+    all_sample.insert(all_sample.end(), sample.begin(), sample.end());
+    all_members.insert(all_members.end(), members.begin(), members.end());
+    t0 = std::min(t0, windows_.begin(w));
+    t1 = std::max(t1, windows_.end(w));
+  }
+  if (blocks.empty()) {
+    engine_->clear_pools();
+    return;
+  }
+  for (auto& b : blocks) {
+    b.row0 -= t0;
+    b.stride = static_cast<std::int64_t>(all_sample.size());
+  }
+  engine_->set_pools(all_sample, all_members, t0, t1);
 }
 
 template <class Real, class ExecSpace>
 MicroBatch Trainer<Real, ExecSpace>::micro_batch_of(int k, std::int64_t first, int st, std::size_t q,
                                                     const std::vector<std::int32_t>& bands,
                                                     const std::vector<double>& pool_sums,
-                                                    std::vector<std::int32_t>& counts) const {
+                                                    std::vector<std::int32_t>& counts,
+                                                    std::vector<double>& pools) const {
   const int w = window_of(st, q);
   windows_.window_sum(bands, w, static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_), counts);
   MicroBatch mb;
@@ -101,7 +125,14 @@ MicroBatch Trainer<Real, ExecSpace>::micro_batch_of(int k, std::int64_t first, i
   mb.T = windows_.length(w);
   mb.dt = run_.cfg->dt;
   mb.counts = counts.data();
-  mb.pool_sums = pool_sums.empty() ? nullptr : pool_sums.data();
+  const PoolBlock* b = pool_block(k, q);
+  pools.clear();
+  if (b && !pool_sums.empty()) {
+    for (std::int64_t r = 0; r < b->rows; ++r)
+      for (std::int64_t c = 0; c < b->cols; ++c)
+        pools.push_back(pool_sums[static_cast<std::size_t>((b->row0 + r) * b->stride + b->col0 + c)]);
+    mb.pool_sums = pools.data();
+  }
   return mb;
 }
 
@@ -132,6 +163,7 @@ std::vector<double> Trainer<Real, ExecSpace>::batch_stats(std::int64_t first_sam
   std::vector<double> out(stats_begin_[static_cast<std::size_t>(s_hi)] - stats_begin_[static_cast<std::size_t>(s_lo)],
                           0.0);
   std::vector<std::int32_t> counts;
+  std::vector<double> pools;
   for (int k = k_lo; k < k_hi; ++k) {
     const int st = loss_set(k);
     const auto& set = losses_[static_cast<std::size_t>(st)];
@@ -139,7 +171,7 @@ std::vector<double> Trainer<Real, ExecSpace>::batch_stats(std::int64_t first_sam
     for (std::size_t q = 0; q < set.size(); ++q) {
       if (set[q]->stats_size() == 0) continue;
       const MicroBatch mb = micro_batch_of(k, first, st, q, mb_bands_[static_cast<std::size_t>(k)],
-                                           mb_pool_sums_[static_cast<std::size_t>(k)], counts);
+                                           mb_pool_sums_[static_cast<std::size_t>(k)], counts, pools);
       set[q]->add_stats(mb, out.data() + stats_begin_[static_cast<std::size_t>(st)] -
                                 stats_begin_[static_cast<std::size_t>(s_lo)] +
                                 stats_offset_[static_cast<std::size_t>(st)][q]);
@@ -155,6 +187,19 @@ std::vector<double> Trainer<Real, ExecSpace>::loss_state() const {
     for (const auto& l : set) {
       const auto s = l->state();
       out.insert(out.end(), s.begin(), s.end());
+    }
+  return out;
+}
+
+template <class Real, class ExecSpace>
+std::vector<std::pair<std::string, std::vector<double>>> Trainer<Real, ExecSpace>::named_loss_states() const {
+  std::vector<std::pair<std::string, std::vector<double>>> out;
+  for (std::size_t st = 0; st < losses_.size(); ++st)
+    for (const auto& l : losses_[st]) {
+      auto v = l->state();
+      if (v.empty()) continue;
+      const std::string prefix = tc_.conditions.empty() ? "" : tc_.condition_names[st] + "/";
+      out.emplace_back(prefix + l->spec().name, std::move(v));
     }
   return out;
 }
