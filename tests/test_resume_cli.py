@@ -59,11 +59,14 @@ def main():
     ap.add_argument("--v1-features", action="store_true")
     ap.add_argument("--carry", action="store_true")
     ap.add_argument("--series", action="store_true")
+    ap.add_argument("--v1-losses", action="store_true",
+                    help="a visual network, series over a grating and a grey screen with the V1 papers' losses")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dpointnet_resume_")
     failures = []
     try:
-        run([a.bin, "generate", "--out", os.path.join(tmp, "net"), "--neurons", "80", "--seed", "6"])
+        run([a.bin, "generate", "--out", os.path.join(tmp, "net"), "--neurons", "80", "--seed", "6"] +
+            (["--visual", "--lgn-tiles-x", "2", "--lgn-tiles-y", "1"] if a.v1_losses else []))
         base = json.load(open(os.path.join(tmp, "net", "config.simulation.json")))
         base["network"] = os.path.join(tmp, "net", base["network"])
         base["run"].update({"tstop": 40.0, "batch_size": 2, "seed": 8})
@@ -88,6 +91,22 @@ def main():
                 {"name": "evoked", "inputs": {"LGN": dict(lgn, rate=25.0)}},
                 {"name": "spont", "losses": [{"type": "TargetFiringRate", "cost": 2.0, "target": 1.0},
                                              {"type": "VoltageRegularization", "cost": 0.5}]}]})
+        if a.v1_losses:
+            table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "input", "neuropixels",
+                                 "OSI_DSI_neuropixels_v4.csv")
+            lgn = {"input_type": "lgn", "node_set": "lgn"}
+            common = [{"type": "Synchronization", "cost": 1.5, "n_samples": 6, "pool": "all",
+                       "targets": [1.0, 1.02, 1.05, 1.1, 1.12, 1.15, 1.2, 1.22, 1.2]},
+                      {"type": "EMDWeightRegularization", "cost": 10.0}]
+            base["train"].update({"approach": "series", "optimizer": {"type": "exp_adam", "lr": 0.01}, "conditions": [
+                {"name": "evoked", "inputs": {"LGN": dict(lgn, stimulus={"type": "drifting_grating",
+                                                                         "direction": "random"})},
+                 "losses": common + [{"type": "OrientationSelectivity", "cost": 20.0, "target_file": table},
+                                     {"type": "RateDistribution", "cost": 1.0, "group_by": "cell_type",
+                                      "target_file": table, "rate_column": "Ave_Rate(Hz)", "append_zero": True,
+                                      "targets": "sampled", "penalty": "huber_quantile", "delta": 0.002,
+                                      "unit": "spikes_per_step", "normalize": "neurons", "pre_ms": 10.0}]},
+                {"name": "spont", "inputs": {"LGN": dict(lgn, stimulus={"type": "grey_screen"})}, "losses": common}]})
         cfgs = {}
         for name in ("straight", "interrupted"):
             c = json.loads(json.dumps(base))
@@ -133,6 +152,8 @@ def main():
                                 f"{None if rec is None else rec.shape}")
             else:
                 print(f"  carried state: {rec.shape[0]} slots of {rec.shape[1]} values")
+        if a.v1_losses and (A.get("loss_state") is None or not np.any(A["loss_state"] != 0.003)):
+            failures.append("loss_state: the running mean of OrientationSelectivity is missing or never moved")
         if a.series:
             its = A.get("optimizer_iterations")
             if its is None or int(np.asarray(its).reshape(-1)[0]) != 12:

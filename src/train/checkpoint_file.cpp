@@ -100,6 +100,7 @@ std::vector<unsigned char> contents(const std::string& path, const CheckpointSta
       w.doubles(g + "/adam_v", s.adam_v);
     }
   }
+  if (!c.loss_state.empty()) w.doubles("/loss_state", c.loss_state);
   if (!c.carried.empty()) {
     const auto& k = c.carried;
     if (k.records.size() != static_cast<std::size_t>(k.slots * k.record_size))
@@ -179,6 +180,7 @@ CheckpointState read_checkpoint_file(const std::string& path) {
     }
     c.surfaces.push_back(std::move(s));
   }
+  if (f.exists("/loss_state")) c.loss_state = r.doubles("/loss_state");
   if (f.exists("/carried_state")) {
     const std::string ds = "/carried_state/records";
     if (!f.is_dataset(ds) || f.dataset_shape(ds).size() != 2)

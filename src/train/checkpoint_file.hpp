@@ -39,6 +39,9 @@ struct CheckpointState {
   std::int64_t global_batch = 0, replicas = 0, batch_size = 0;
   std::vector<SurfaceState> surfaces;
   CarriedState carried;
+  // the losses' states kept from update to update (OrientationSelectivity's running mean), concatenated in
+  // (condition, loss) order; empty when no loss keeps one
+  std::vector<double> loss_state;
 };
 
 void write_checkpoint_file(const std::string& path, const CheckpointState& c);

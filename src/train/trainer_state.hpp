@@ -20,6 +20,7 @@ CheckpointState capture_state(const Trainer<Real, ExecSpace>& tr, const Network&
   c.optimizer = optimizer_name(tr.config().optimizer);
   c.approach = approach_name(tr.config().approach);
   c.optimizer_iterations = tr.optimizer_iterations();
+  c.loss_state = tr.loss_state();
   c.next_sample = schedule.next_sample(tr.updates_done());
   c.seed = cfg.seed;
   c.config_hash = chash;
@@ -62,6 +63,13 @@ void restore_state(Trainer<Real, ExecSpace>& tr, const CheckpointState& c, const
       tr.weights().set(s, F::AdamV, st->adam_v);
     }
   }
+  const std::size_t want = tr.loss_state().size();
+  if (c.loss_state.size() != want)
+    throw InputError(source, "", "loss_state",
+                     "holds " + std::to_string(c.loss_state.size()) +
+                         " values of the losses' states; this run's losses keep " + std::to_string(want) +
+                         " (OrientationSelectivity's running means)");
+  if (want > 0) tr.set_loss_state(c.loss_state);
   tr.set_updates_done(c.step);
   tr.set_optimizer_iterations(c.optimizer_iterations >= 0 ? c.optimizer_iterations
                                                           : c.step * tr.config().steps_per_update());

@@ -47,6 +47,9 @@ def main():
                          "direction per sample (evoked) and a grey screen (spontaneous)")
     ap.add_argument("--approach", choices=["series", "series_accumulate"], default=None,
                     help="with --conditions: train.approach, the conditions as condition objects")
+    ap.add_argument("--v1-losses", action="store_true",
+                    help="with --visual --approach: the V1 papers' losses per condition (rate targets per cell type "
+                         "of the Neuropixels table, synchronization, crowd OSI/DSI on the gratings, EMD)")
     a = ap.parse_args()
     global WARMUP
     if a.carry:
@@ -98,6 +101,20 @@ def main():
                     {"name": "spont", "inputs": c1,
                      "losses": [{"type": "TargetFiringRate", "cost": 2.0, "target": 2.0},
                                 {"type": "VoltageRegularization", "cost": 0.5, "mode": "threshold"}]}]}
+            if a.v1_losses:
+                table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "input", "neuropixels",
+                                     "OSI_DSI_neuropixels_v4.csv")
+                fano = [1.0, 1.02, 1.05, 1.1, 1.12, 1.15, 1.2, 1.22, 1.2]  # one per bin size of the 40 ms window
+                rate = {"type": "RateDistribution", "cost": 1.0, "group_by": "cell_type", "target_file": table,
+                        "append_zero": True, "targets": "sampled", "penalty": "huber_quantile", "delta": 0.002,
+                        "unit": "spikes_per_step", "normalize": "neurons", "pre_ms": 10.0}
+                sync = {"type": "Synchronization", "cost": 1.5, "targets": fano, "n_samples": 12, "pool": "all"}
+                for c, col in zip(cond["conditions"], ("Ave_Rate(Hz)", "Spont_Rate(Hz)")):
+                    c["losses"] = [dict(rate, rate_column=col), sync,
+                                   {"type": "VoltageRegularization", "cost": 0.5, "mode": "threshold"},
+                                   {"type": "EMDWeightRegularization", "cost": 10.0}]
+                cond["conditions"][0]["losses"].append(
+                    {"type": "OrientationSelectivity", "cost": 20.0, "target_file": table, "pre_ms": 5.0})
             ref_name = "serial batch 4 x 2 conditions"
             runs[ref_name], _ = serial("serial_c", GLOBAL_BATCH // 2, cond)
             runs["mirrored 2 x batch 2 x 2 conditions"], logs["mirrored"] = serial(
