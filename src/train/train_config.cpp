@@ -27,6 +27,7 @@ void read_steps(const JsonReader& r, const json& j, TrainConfig& t) {
     const std::int64_t e = r.integer(j, "epochs", 1, 1), per = r.integer(j, "steps_per_epoch", 1, 1);
     if (e > (std::int64_t(1) << 40) / per) r.fail("epochs", "epochs x steps_per_epoch is more than 2^40 updates");
     t.steps = e * per;
+    t.steps_per_epoch = per;
   } else {
     t.steps = r.integer(j, "steps", 1, 1);
   }
@@ -41,6 +42,32 @@ Row warmup(double dt) {
     if (std::fabs(steps - std::round(steps)) > 1e-9 * std::max(1.0, steps))
       r.fail("warmup_ms", "must be a whole number of run.dt steps (dt = " + std::to_string(dt) + " ms)");
     t.warmup_steps = static_cast<std::int64_t>(std::llround(steps));
+  });
+}
+
+// "initial_state": {"type": "from_input", "inputs": {input overrides}} (docs/training.md, "Initial state").
+Row initial_state(const SimulationConfig& cfg) {
+  return fields::custom<TrainConfig>({"initial_state"}, [&cfg](const JsonReader& r, const json& j, TrainConfig& t) {
+    if (!j.contains("initial_state")) return;
+    const json& o = j["initial_state"];
+    const JsonReader ri = r.at("train.initial_state");
+    if (!o.is_object()) r.fail("initial_state", "must be an object {\"type\": \"from_input\", \"inputs\": {...}}");
+    for (auto& [key, v] : o.items())
+      if (key != "type" && key != "inputs") ri.fail(key, "is not a key of initial_state (type, inputs)");
+    const std::string type = ri.string(o, "type", "");
+    if (type != "from_input") ri.fail("type", "must be \"from_input\", got \"" + type + "\"");
+    if (t.carry_state) r.fail("initial_state", "and carry_state both set the start states: give one of them");
+    if (t.warmup_steps > 0) r.fail("initial_state", "replaces warmup_ms (the run from the inputs is the warm-up)");
+    t.from_input = true;
+    if (o.contains("inputs")) {
+      if (!o["inputs"].is_object()) ri.fail("inputs", "must be an object of input name: spec");
+      const SimulationConfig cc = cfg.with_input_overrides(o["inputs"], "train.initial_state.inputs");
+      for (const auto& in : cc.inputs)
+        if (in.kind == InputKind::CurrentClamp && o["inputs"].contains(in.name))
+          throw InputError(r.file(), "train.initial_state.inputs", in.name,
+                           "is a current clamp: clamps are the same in every run");
+      t.from_input_inputs = o["inputs"];
+    }
   });
 }
 
@@ -278,6 +305,36 @@ fields::Table<TrainConfig> optimizer_keys() {
           })};
 }
 
+// OrientationSelectivity without `directions` reads each sample's direction of a grating of its condition: an LGN
+// input showing a drifting or static grating.
+Row osi_gratings(const SimulationConfig& cfg) {
+  return fields::check<TrainConfig>([&cfg](const JsonReader& r, const json&, TrainConfig& t) {
+    for (int c = 0; c < t.n_conditions(); ++c) {
+      const auto& losses = t.losses_of(t.conditions.empty() ? -1 : c);
+      for (std::size_t q = 0; q < losses.size(); ++q) {
+        if (losses[q].kind != LossKind::OrientationSelectivity || !losses[q].directions.empty()) continue;
+        const SimulationConfig cc =
+            t.conditions.empty() || t.conditions[static_cast<std::size_t>(c)].empty()
+                ? cfg
+                : cfg.with_input_overrides(t.conditions[static_cast<std::size_t>(c)], "train.conditions");
+        bool grating = false;
+        for (const auto& in : cc.inputs)
+          grating = grating || (in.kind == InputKind::Lgn && (in.stimulus.type == StimulusType::DriftingGrating ||
+                                                              in.stimulus.type == StimulusType::StaticGrating));
+        const bool own = !t.condition_losses.empty() && !t.condition_losses[static_cast<std::size_t>(c)].empty();
+        const std::string sec = own ? "train.conditions[" + std::to_string(c) + "].losses[" + std::to_string(q) + "]"
+                                    : "train.losses[" + std::to_string(q) + "]";
+        if (!grating)
+          r.at(sec).fail("type",
+                         "OrientationSelectivity needs a drifting or static grating (an \"lgn\" input) in " +
+                             (t.conditions.empty() ? std::string("the inputs")
+                                                   : "condition " + t.condition_names[static_cast<std::size_t>(c)]) +
+                             ", or \"directions\"");
+      }
+    }
+  });
+}
+
 // The keys of `train`, in the order they are read (docs/training.md).
 fields::Table<TrainConfig> train_keys(const SimulationConfig& cfg, const Network& net) {
   using T = TrainConfig;
@@ -288,6 +345,7 @@ fields::Table<TrainConfig> train_keys(const SimulationConfig& cfg, const Network
       fields::integer("accumulate", &T::accumulate, 1, 1, 1 << 20, "must be <= 2^20"),
       warmup(cfg.dt),
       fields::boolean("carry_state", &T::carry_state, false),
+      initial_state(cfg),
       fields::custom<T>({"target_blocks"}, read_target_blocks),
       conditions(cfg, net),
       fields::choice<T, Approach>("approach", &T::approach, "accumulate",
@@ -308,6 +366,7 @@ fields::Table<TrainConfig> train_keys(const SimulationConfig& cfg, const Network
            fields::number("sigma", &T::sigma, 0.28, Range::Positive)}),
       trainable(net),
       losses(cfg, net),
+      osi_gratings(cfg),
       fields::check<T>([](const JsonReader& r, const json&, T& t) {
         for (std::size_t q = 0; q < t.losses.size(); ++q)
           if (t.losses[q].kind == LossKind::EMDWeightRegularization && !t.trainable.at("recurrent"))

@@ -26,7 +26,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
       N_(run.net->n_neurons),
       T_(run.cfg->n_steps),
       W_(run.tc->warmup_steps),
-      carry_(space, run.tc->carry_state, run.tc->micro_batches(), run.schedule.batch) {
+      carry_(space, run.tc->carry_state || run.tc->from_input, run.tc->micro_batches(), run.schedule.batch) {
   for (const auto& in : run.inputs)
     if (!in.silent && in.kind == InputKind::SpikeFile &&
         static_cast<std::int64_t>(in.spikes.step_offsets.size()) - 1 < W_ + T_)
@@ -97,6 +97,10 @@ void Trainer<Real, ExecSpace>::select_micro_batch(int k) {
   const RegularizerScales& sc = scales_[static_cast<std::size_t>(loss_set(k))];
   engine_->set_voltage_regularizer(sc.vreg_range, sc.vreg_threshold);
   const int c = tc_.condition_of(k);
+  if (c < 0 && active_condition_ == -2) {  // back from the initial-state inputs
+    sim_->set_input_schedules(run_.inputs);
+    active_condition_ = -1;
+  }
   if (c < 0 || c == active_condition_) return;
   sim_->set_input_schedules(run_.conditions[static_cast<std::size_t>(c)]);
   active_condition_ = c;
@@ -107,7 +111,7 @@ template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::forward(int k, std::int64_t first) {
   set_pools(k, first);
   sim_->set_sample_offset(first);
-  engine_->forward(carry_.valid() ? &carry_.start(k) : nullptr, carry_.on() ? &carry_.end(*sim_, k) : nullptr);
+  engine_->forward(carry_.valid() ? &carry_.start(k) : nullptr, tc_.carry_state ? &carry_.end(*sim_, k) : nullptr);
   last_forward_sample_ = first;
 }
 
@@ -140,6 +144,7 @@ double Trainer<Real, ExecSpace>::add_neuron_counts(const std::vector<std::int32_
 
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, int condition) {
+  ensure_initial_state(first_sample);
   if (!has_pooled_loss(condition)) return compute_gradient(first_sample, {}, 0.0, condition);
   const std::vector<double> pooled = pooled_counts(first_sample, condition);
   const int per_group = pool_groups(condition) == 1 && condition < 0 ? tc_.micro_batches() : tc_.accumulate;
@@ -158,6 +163,7 @@ template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled,
                                                        double pooled_samples, const std::vector<double>& stats,
                                                        int condition) {
+  ensure_initial_state(first_sample);
   const auto start = std::chrono::steady_clock::now();
   const int A = tc_.accumulate;
   const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
@@ -384,7 +390,7 @@ template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::end_update() {
   const auto start = std::chrono::steady_clock::now();
   ++update_;
-  carry_.commit();  // this update's end states start the next one
+  if (tc_.carry_state) carry_.commit();  // this update's end states start the next one
   space_.fence();
   t_update_ = t_step_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   t_step_ = 0;
