@@ -237,7 +237,7 @@ def compare(args, tmp, cfg):
         worst = 0.0
         for name, err, tol, info in checks:
             ok = err <= tol
-            worst = max(worst, err)
+            worst = max(worst, err if err == err else float("inf"))  # NaN: an infinite loss
             print(f"  {'ok  ' if ok else 'FAIL'} {name}: relative error {err:.3e} (tolerance {tol:g}) {info}")
             passed += ok
             failed += not ok
