@@ -33,6 +33,7 @@ set(DP_SOURCES_HOST
   src/inputs/lgn_cells.cpp
   src/inputs/lgn_input.cpp
   src/train/train_config.cpp
+  src/train/loss_specs.cpp
   src/train/observed_rates.cpp
   src/train/rate_distribution.cpp
   src/train/losses.cpp

@@ -12,6 +12,7 @@ sys.path.insert(0, HERE)
 from grad_selfcheck_common import RESULTS, TMP, test    # noqa: E402
 import grad_selfcheck_approach                          # noqa: E402
 import grad_selfcheck_forward                           # noqa: E402
+import grad_selfcheck_from_input                        # noqa: E402
 import grad_selfcheck_gradients                         # noqa: E402
 import grad_selfcheck_training                          # noqa: E402
 import grad_selfcheck_v1_losses                         # noqa: E402
@@ -21,7 +22,8 @@ import grad_selfcheck_v1_training                       # noqa: E402
 
 for fn in (grad_selfcheck_forward.TESTS + grad_selfcheck_gradients.TESTS + grad_selfcheck_training.TESTS
            + grad_selfcheck_v1_losses.TESTS + grad_selfcheck_v1_training.TESTS + grad_selfcheck_approach.TESTS
-           + grad_selfcheck_v1_sync_osi.TESTS + grad_selfcheck_v1_sync_osi_training.TESTS):
+           + grad_selfcheck_v1_sync_osi.TESTS + grad_selfcheck_v1_sync_osi_training.TESTS
+           + grad_selfcheck_from_input.TESTS):
     test(fn)
 
 shutil.rmtree(TMP, ignore_errors=True)

@@ -180,8 +180,23 @@ def write_fixture(d, T=40.0, B=2, train_extra=None, sync_osi=False):
              "optimizer": {"type": "adam", "lr": 0.01}}
     train.update(train_extra or {})
     cells = [('nest:glif_psc', TYPES[t][1], t) for t in types]
-    path = make_network(d, cells, [('vin', 3)], edges(extra=sync_osi),
-                        {"dt": 1.0, "tstop": T, "seed": 5, "batch_size": B}, INPUTS, SPIKES, train,
+    virtual, eds, inputs = [('vin', 3)], edges(extra=sync_osi), dict(INPUTS)
+    if sync_osi:
+        # a running mean that reaches the 0.0005 floor, silent pools (a 3 ms window), and batch rows that differ
+        # (a Poisson-driven virtual population): what the floors and the pools' rows must get right
+        for L in losses:
+            if L['type'] == 'OrientationSelectivity':
+                L['ema_decay'] = 0.1
+        losses.append({"type": "Synchronization", "cost": 1.0, "post_ms": T - 3.0, "targets": [0.9, 0.94],
+                       "n_samples": 4, "pool": "all"})
+        virtual.append(('vnz', 4))
+        rng = np.random.default_rng(17)
+        for i in range(len(types)):
+            eds.append(('vnz', i % 4, i, float(rng.uniform(20, 50)), 1.0, 1 if i % 2 == 0 else 2, 1))
+        inputs['noise2'] = {"input_type": "poisson", "rate": 100.0, "node_set": "vnz"}
+        train['trainable']['vnz'] = True
+    path = make_network(d, cells, virtual, eds,
+                        {"dt": 1.0, "tstop": T, "seed": 5, "batch_size": B}, inputs, SPIKES, train,
                         type_columns={'pop_name': {t: p for t, (p, _) in TYPES.items()}},
                         node_attrs={'x': [p[0] for p in xz], 'z': [p[1] for p in xz],
                                     'tuning_angle': tuning_angles(len(types))})

@@ -107,6 +107,10 @@ def main():
                                       "targets": "sampled", "penalty": "huber_quantile", "delta": 0.002,
                                       "unit": "spikes_per_step", "normalize": "neurons", "pre_ms": 10.0}]},
                 {"name": "spont", "inputs": {"LGN": dict(lgn, stimulus={"type": "grey_screen"})}, "losses": common}]})
+            # from_input start states regenerated every 2 updates: the interruption after update 3 is mid-epoch
+            del base["train"]["steps"]
+            base["train"].update({"epochs": 3, "steps_per_epoch": 2, "initial_state": {
+                "type": "from_input", "inputs": {"LGN": dict(lgn, stimulus={"type": "grey_screen"})}}})
         cfgs = {}
         for name in ("straight", "interrupted"):
             c = json.loads(json.dumps(base))

@@ -6,6 +6,8 @@ gradient are in autograd_ops.py; losses and Adam in optim.py, exponentiated Adam
 section in train_config.py. Stimulus conditions (train.conditions) are input overrides or condition objects
 {"name", "inputs", "losses"}; train.approach combines them: "accumulate" (one step on the mean over the
 conditions), "series" (one step per condition, in order), "series_accumulate" (one step on the sum).
+The windows start at rest, or from a carried state: train.carry_state (the previous update's final state of each
+sample slot) or train.initial_state "from_input" (per epoch, the final state of a no-gradient run of override inputs).
 This module holds the Trainer and re-exports those names. Trainable variables are the normalized
 weights (weight_pA / vs of the target), one tensor per surface ("recurrent" and one per virtual population).
 """
@@ -68,6 +70,12 @@ class Trainer:
         self.run.n_steps = window
         self.model = TorchModel(self.net)
         self.tc = TrainConfig(conf.get('train'), self.model)
+        # train.initial_state "from_input": the base inputs with its overrides, for the T steps of the from-input run
+        self.initial_inputs = None
+        if self.tc.initial_state:
+            cc = copy.deepcopy(conf)
+            cc['inputs'].update(copy.deepcopy(self.tc.initial_state['inputs']))
+            self.initial_inputs = build_inputs(cc, self.net, self.run)
         # each condition's loss specs: its own (parsed as train.losses is) or train.losses
         self.single_loss_set = all(L is None for L in condition_losses)
         self.condition_losses = [self.tc.losses if L is None else TrainConfig({'losses': L}, self.model).losses
@@ -81,7 +89,10 @@ class Trainer:
         self.w = {s: a.copy() for s, a in self.w0.items()}
         self.adam = make_optimizer(self.tc)  # Adam or ExpAdam (train.optimizer.type)
         self.update = 0
-        self.carry = None  # train.carry_state: the start state of every sample slot of the next update
+        # the start state of every sample slot of the next update: train.carry_state (the previous update's final
+        # state) or train.initial_state (the epoch's from-input state, one copy per condition)
+        self.carry = None
+        self.epoch_state = None  # train.initial_state: the from-input state of the current epoch's G slots
         # OrientationSelectivity normalisers: {(condition index or None, loss name): [N]}, carried across updates
         self.loss_state = {}
 
@@ -123,7 +134,7 @@ class Trainer:
                            for mb, c in enumerate(conds)], dim=0)
         else:
             x = self.input_counts(samples)
-        init = self.carry if tc.carry_state else None
+        init = self.carry if (tc.carry_state or tc.initial_state) else None
         out = m.forward(wt, x, self.spike_fn, self.vdamp, self.rdamp, warmup=self.W, init=init)
         self.final = out['final']
         args = (self.dt, wt, w0t, tc.trainable, m.surface_names)
@@ -187,20 +198,41 @@ class Trainer:
             self.w[s] = sign_constraint(self.w[s], self.w0[s])
         return norm
 
+    def samples_per_condition(self):
+        """G: the samples of one condition in an update (accumulate x B; without conditions the update's batch)."""
+        return self.tc.accumulate * self.B
+
+    def from_input_state(self, epoch):
+        """train.initial_state "from_input": the final state of a run from rest, without gradient, at the current
+        weights, of T steps of the override inputs, for the global samples 2^31 + epoch G + p, p = 0 .. G-1."""
+        G = self.samples_per_condition()
+        samples = (1 << 31) + epoch * G + np.arange(G, dtype=np.int64)
+        x = self.input_counts(samples, self.initial_inputs)
+        wt = {s: torch.as_tensor(self.w[s].copy()) for s in self.model.surface_names}
+        with torch.no_grad():
+            return self.model.forward(wt, x, self.spike_fn)['final']
+
     def step(self):
         """One update on samples update*G .. update*G+G-1, G = conditions x accumulate x B; condition c takes the
         block c*A*B .. (c+1)*A*B - 1 (accumulation is the mean over a condition's samples, i.e. one batch of A x B).
-        "series" makes one optimizer step per condition, in order; the others one. Returns the loss/grad record
+        "series" makes one optimizer step per condition, in order; the others one. With train.initial_state the first
+        update of an epoch builds the epoch's G slot states, and every condition's block starts from them. Returns
+        the loss/grad record
         (grads before clipping: those of the first optimizer step; grad_norm the mean over the steps)."""
         k = self.update
         C = max(1, len(self.condition_inputs))
         G = self.tc.accumulate * C * self.B
         samples = np.arange(k * G, (k + 1) * G, dtype=np.int64)
+        if self.tc.initial_state:
+            if k % self.tc.steps_per_epoch == 0:  # the first update of an epoch regenerates the state
+                self.epoch_state = self.from_input_state(k // self.tc.steps_per_epoch)
+            # condition c's sample at position p of its block starts from slot p's state
+            self.carry = join_states([self.epoch_state] * C)
         if self.tc.approach == 'series' and C > 1:
             AB = self.tc.accumulate * self.B
             start, finals, parts = self.carry, [], []
             for c in range(C):
-                if self.tc.carry_state and start is not None:
+                if start is not None:
                     self.carry = slice_state(start, c * AB, (c + 1) * AB)
                 r = self.loss_and_grad(samples[c * AB:(c + 1) * AB], condition=c)
                 r['grad_norm'] = self.apply(r['grads'])

@@ -24,15 +24,44 @@ def read_observed_rates(path, group_by='node_type_id', rate_column='rate_hz'):
     return {k: np.sort(hz[keys == k]) for k in sorted(set(keys.tolist()))}
 
 
+def parse_initial_state(spec, carry_state, warmup_ms):
+    """train.initial_state: None (every window starts at rest) or {"type": "from_input", "inputs": {input name:
+    complete input spec}} (the overrides of the base inputs for the from-input run)."""
+    if spec is None:
+        return None
+    if not isinstance(spec, dict) or spec.get('type') != 'from_input':
+        raise TrainError('train.initial_state: {"type": "from_input", "inputs": {...}} (got %r)' % (spec,))
+    inputs = spec.get('inputs', {})
+    if not isinstance(inputs, dict) or not all(isinstance(v, dict) for v in inputs.values()):
+        raise TrainError('train.initial_state.inputs: an object of input name -> input spec')
+    if carry_state:
+        raise TrainError('train.initial_state "from_input" together with train.carry_state')
+    if warmup_ms:
+        raise TrainError('train.initial_state "from_input" together with train.warmup_ms')
+    return {'type': 'from_input', 'inputs': inputs}
+
+
 class TrainConfig:
     def __init__(self, train, model):
         if not isinstance(train, dict):
             raise TrainError('config has no "train" section')
-        self.steps = int(train.get('steps', 1))
+        if 'epochs' in train or 'steps_per_epoch' in train:
+            if 'steps' in train:
+                raise TrainError('train: give either steps or epochs x steps_per_epoch')
+            self.epochs, self.steps_per_epoch = int(train.get('epochs', 1)), int(train.get('steps_per_epoch', 1))
+            self.steps = self.epochs * self.steps_per_epoch
+        else:  # the steps form one epoch
+            self.steps = self.steps_per_epoch = int(train.get('steps', 1))
+            self.epochs = 1
+        if self.steps_per_epoch < 1 or self.epochs < 1:
+            raise TrainError('train: epochs and steps_per_epoch (or steps) must be >= 1')
         self.accumulate = int(train.get('accumulate', 1))  # the mean over K x B samples: one batch of K x B
         self.warmup_ms = float(train.get('warmup_ms', 0.0))
         # each sample slot of an update starts from the final state of the previous update's sample in that slot
         self.carry_state = bool(train.get('carry_state', False))
+        # train.initial_state "from_input": at the first update of every epoch, slot p's start state is the final
+        # state of a no-gradient run from rest of the override inputs (oracle/train.py, Trainer.from_input_state)
+        self.initial_state = parse_initial_state(train.get('initial_state'), self.carry_state, self.warmup_ms)
         sur = train.get('surrogate') or {}
         self.surrogate = sur.get('type', 'triangle')
         if self.surrogate not in ('triangle', 'gauss'):

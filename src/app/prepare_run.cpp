@@ -18,6 +18,9 @@ PreparedRun prepare_run(const SimulationConfig& cfg, const Network& net, const T
                            : cfg.with_input_overrides(tc.conditions[c], "train.conditions[" + std::to_string(c) + "]"),
                        net, steps));
   run.inputs = prepare_inputs(cfg, net, steps);
+  if (tc.from_input)
+    run.initial_inputs =
+        prepare_inputs(cfg.with_input_overrides(tc.from_input_inputs, "train.initial_state.inputs"), net, steps);
   run.clamps = prepare_current_clamps(cfg, net);
   run.schedule = SampleSchedule{batch > 0 ? batch : cfg.batch_size, replicas, tc.accumulate, tc.n_conditions()};
   return run;

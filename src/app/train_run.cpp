@@ -97,7 +97,7 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
   } else if (resume) {
     restore_state(tr, *resume, cmd.resume);
   }
-  if (resume && tc.carry_state) rs.scatter_carried(*resume, cmd.resume);
+  if (resume && (tc.carry_state || tc.from_input)) rs.scatter_carried(*resume, cmd.resume);
   if (resume) lg->info("resumed from {} at step {}", cmd.resume, resume->step);
   if (!cmd.gradient_check.empty()) {
     run_gradient_check(rs, net, cfg, tc, cmd.gradient_check, cmd.gradient_check_updates);
@@ -117,7 +117,7 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
   auto save = [&](const std::string& why) {
     CheckpointState st;
     if (chief) st = capture_state(tr, net, cfg, chash, nhash, rs.schedule());
-    if (tc.carry_state) rs.gather_carried(st);  // collective
+    if (tc.carry_state || tc.from_input) rs.gather_carried(st);  // collective
     if (chief) {
       create_output_subdir((out / "checkpoints").string());
       const std::string p = (out / "checkpoints" / ("step_" + std::to_string(tr.updates_done()) + ".h5")).string();

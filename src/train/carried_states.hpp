@@ -74,6 +74,12 @@ class CarriedStates {
     allocate(sim);
     return out_[static_cast<std::size_t>(m)];
   }
+  // Start states written directly (train.initial_state "from_input"): micro-batch m's, then mark_valid().
+  Snapshot& start_for_write(const Simulator<Real, ExecSpace>& sim, int m) {
+    allocate(sim);
+    return in_[static_cast<std::size_t>(m)];
+  }
+  void mark_valid() { valid_ = true; }
   // The update is applied: its end states start the next one.
   void commit() {
     if (!on_ || out_.empty()) return;

@@ -127,8 +127,9 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
     }
     add("segment snapshots (one per checkpoint_interval steps)", segments * (state + D * B * N + input_ring_bytes),
         true);
-    if (tc->carry_state)
-      add("carried states (train.carry_state: start and end state per micro-batch)",
+    if (tc->carry_state || tc->from_input)
+      add(tc->carry_state ? "carried states (train.carry_state: start and end state per micro-batch)"
+                          : "initial states (train.initial_state from_input: two states per micro-batch)",
           2.0 * tc->micro_batches() * (state + D * B * N + input_ring_bytes), true);
     const double acc = real;  // adjoints are Real (float32 runs keep float32 adjoints)
     add("adjoints", N * B * acc * (1 + 2 * R + D * R + 2), true);

@@ -18,6 +18,7 @@ struct PreparedRun {
   const TrainConfig* tc = nullptr;
   std::vector<PreparedInput> inputs;                   // for the warm-up and the window (tc->total_steps)
   std::vector<std::vector<PreparedInput>> conditions;  // train.conditions, each the inputs with its overrides
+  std::vector<PreparedInput> initial_inputs;           // train.initial_state "from_input" (empty without)
   std::vector<CurrentPulse> clamps;                    // current clamps, the same for every sample
   SampleSchedule schedule;                             // the job's (replicas, micro-batches, conditions)
 };

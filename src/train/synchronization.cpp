@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "dpointnet/network/v1_cell_types.hpp"
@@ -14,6 +15,14 @@
 #include "dpointnet/util/json_reader.hpp"
 
 namespace dpointnet {
+
+namespace {
+std::string num(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", x);
+  return b;
+}
+}  // namespace
 
 const std::vector<double>& fano_targets_300ms(bool evoked) {
   static const std::vector<double> ev = {1.01881, 1.03436, 1.05102, 1.08038, 1.11356, 1.15149, 1.20246,
@@ -52,13 +61,13 @@ fields::Table<LossSpec> synchronization_fields(const SimulationConfig& cfg, cons
               if (std::fabs(window_ms - 300.0) > 1e-9)
                 r.fail("targets", "\"" + v +
                                       "\" has Neuropixels Fano factors for a 300 ms window only; the window is " +
-                                      std::to_string(window_ms) + " ms (run.tstop - pre_ms - post_ms): give a list");
+                                      num(window_ms) + " ms (run.tstop - pre_ms - post_ms): give a list");
               s.fano_targets = fano_targets_300ms(v == "evoked");
               return;
             }
             if (!t.is_array() || t.size() != s.fano_bins.size())
               r.fail("targets", "must be a list of " + std::to_string(s.fano_bins.size()) +
-                                    " numbers (one per bin size of the " + std::to_string(window_ms) + " ms window)");
+                                    " numbers (one per bin size of the " + num(window_ms) + " ms window)");
             for (const auto& v : t) {
               if (!v.is_number() || !std::isfinite(v.get<double>())) r.fail("targets", "must hold finite numbers");
               s.fano_targets.push_back(v.get<double>());

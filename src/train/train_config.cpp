@@ -3,10 +3,7 @@
 #include <cmath>
 
 #include "dpointnet/inputs/input_schedule.hpp"
-#include "dpointnet/train/emd_regularization.hpp"
-#include "dpointnet/train/orientation_selectivity.hpp"
-#include "dpointnet/train/rate_distribution.hpp"
-#include "dpointnet/train/synchronization.hpp"
+#include "dpointnet/train/loss_specs.hpp"
 #include "dpointnet/util/error.hpp"
 #include "dpointnet/util/json_fields.hpp"
 #include "dpointnet/util/json_reader.hpp"
@@ -27,6 +24,7 @@ void read_steps(const JsonReader& r, const json& j, TrainConfig& t) {
     const std::int64_t e = r.integer(j, "epochs", 1, 1), per = r.integer(j, "steps_per_epoch", 1, 1);
     if (e > (std::int64_t(1) << 40) / per) r.fail("epochs", "epochs x steps_per_epoch is more than 2^40 updates");
     t.steps = e * per;
+    t.steps_per_epoch = per;
   } else {
     t.steps = r.integer(j, "steps", 1, 1);
   }
@@ -41,6 +39,32 @@ Row warmup(double dt) {
     if (std::fabs(steps - std::round(steps)) > 1e-9 * std::max(1.0, steps))
       r.fail("warmup_ms", "must be a whole number of run.dt steps (dt = " + std::to_string(dt) + " ms)");
     t.warmup_steps = static_cast<std::int64_t>(std::llround(steps));
+  });
+}
+
+// "initial_state": {"type": "from_input", "inputs": {input overrides}} (docs/training.md, "Initial state").
+Row initial_state(const SimulationConfig& cfg) {
+  return fields::custom<TrainConfig>({"initial_state"}, [&cfg](const JsonReader& r, const json& j, TrainConfig& t) {
+    if (!j.contains("initial_state")) return;
+    const json& o = j["initial_state"];
+    const JsonReader ri = r.at("train.initial_state");
+    if (!o.is_object()) r.fail("initial_state", "must be an object {\"type\": \"from_input\", \"inputs\": {...}}");
+    for (auto& [key, v] : o.items())
+      if (key != "type" && key != "inputs") ri.fail(key, "is not a key of initial_state (type, inputs)");
+    const std::string type = ri.string(o, "type", "");
+    if (type != "from_input") ri.fail("type", "must be \"from_input\", got \"" + type + "\"");
+    if (t.carry_state) r.fail("initial_state", "and carry_state both set the start states: give one of them");
+    if (t.warmup_steps > 0) r.fail("initial_state", "replaces warmup_ms (the run from the inputs is the warm-up)");
+    t.from_input = true;
+    if (o.contains("inputs")) {
+      if (!o["inputs"].is_object()) ri.fail("inputs", "must be an object of input name: spec");
+      const SimulationConfig cc = cfg.with_input_overrides(o["inputs"], "train.initial_state.inputs");
+      for (const auto& in : cc.inputs)
+        if (in.kind == InputKind::CurrentClamp && o["inputs"].contains(in.name))
+          throw InputError(r.file(), "train.initial_state.inputs", in.name,
+                           "is a current clamp: clamps are the same in every run");
+      t.from_input_inputs = o["inputs"];
+    }
   });
 }
 
@@ -76,133 +100,6 @@ Row trainable(const Network& net) {
   });
 }
 
-// TargetFiringRate's "target_by_node_type" (node_type_id -> target); without "target", every simulated node type
-// needs its own.
-fields::Field<LossSpec> target_by_node_type(const Network& net) {
-  return fields::custom<LossSpec>({"target_by_node_type"}, [&net](const JsonReader& r, const json& l, LossSpec& s) {
-    if (!l.contains("target_by_node_type")) {
-      if (!l.contains("target")) r.fail("target", "is required (or target_by_node_type)");
-      return;
-    }
-    for (auto& [k, v] : l["target_by_node_type"].items()) {
-      if (!v.is_number() || v.get<double>() < 0)
-        r.fail("target_by_node_type", "target of node type " + k + " must be a number >= 0");
-      try {
-        s.target_by_type[std::stoll(k)] = v.get<double>();
-      } catch (const std::exception&) {
-        r.fail("target_by_node_type", "key '" + k + "' is not a node_type_id");
-      }
-    }
-    if (l.contains("target")) return;
-    for (const auto& p : net.populations) {
-      if (p.is_virtual) continue;
-      for (std::int64_t type : p.node_type_ids)
-        if (!s.target_by_type.count(type))
-          r.fail("target_by_node_type", "has no target for node type " + std::to_string(type) + " of population '" +
-                                            p.name + "' (list every type, or give \"target\" as the default)");
-    }
-  });
-}
-
-// "pre_ms", "post_ms": whole numbers of run.dt steps trimmed from the start and the end of the BPTT window.
-fields::Field<LossSpec> window(const SimulationConfig& cfg) {
-  return fields::custom<LossSpec>({"pre_ms", "post_ms"}, [&cfg](const JsonReader& r, const json& l, LossSpec& s) {
-    auto steps = [&](const char* key, double& ms, std::int64_t& out) {
-      ms = r.number(l, key, 0.0, Range::NonNegative);
-      const double x = ms / cfg.dt;
-      if (x > 2147483647.0 || std::fabs(x - std::round(x)) > 1e-9 * std::max(1.0, x))
-        r.fail(key, "must be a whole number of run.dt steps (dt = " + std::to_string(cfg.dt) + " ms)");
-      out = static_cast<std::int64_t>(std::llround(x));
-    };
-    steps("pre_ms", s.pre_ms, s.pre_steps);
-    steps("post_ms", s.post_ms, s.post_steps);
-    if (s.pre_steps + s.post_steps >= cfg.n_steps)
-      r.fail(l.contains("post_ms") ? "post_ms" : "pre_ms",
-             "pre_ms + post_ms leaves no step of the window (run.tstop is " + std::to_string(cfg.n_steps) +
-                 " steps of " + std::to_string(cfg.dt) + " ms)");
-  });
-}
-
-// The loss types: name, kind, whether a mean of per-sample terms, and the keys besides "type" and "cost".
-struct LossType {
-  std::string name;
-  LossKind kind;
-  bool sample_separable;
-  fields::Table<LossSpec> keys;
-};
-
-fields::Table<LossSpec> with(fields::Table<LossSpec> t, fields::Field<LossSpec> f) {
-  t.push_back(std::move(f));
-  return t;
-}
-fields::Table<LossSpec> after(fields::Field<LossSpec> f, fields::Table<LossSpec> t) {
-  t.insert(t.begin(), std::move(f));
-  return t;
-}
-
-std::vector<LossType> loss_types(const SimulationConfig& cfg, const Network& net) {
-  using L = LossSpec;
-  return {
-      {"TargetFiringRate",
-       LossKind::TargetFiringRate,
-       true,
-       {fields::number("target", &L::target, 0.0, Range::NonNegative),
-        fields::choice<L, bool>("unit", &L::per_step, "Hz", {{"Hz", false}, {"spikes_per_step", true}}),
-        target_by_node_type(net), window(cfg)}},
-      {"VoltageRegularization",
-       LossKind::VoltageRegularization,
-       true,
-       {fields::choice<L, bool>("mode", &L::threshold_mode, "range", {{"range", false}, {"threshold", true}})}},
-      {"WeightRegularization", LossKind::WeightRegularization, true, {}},
-      {"RateDistribution", LossKind::RateDistribution, false, with(rate_distribution_fields(cfg, net), window(cfg))},
-      {"EMDWeightRegularization", LossKind::EMDWeightRegularization, true, emd_regularization_fields(cfg, net)},
-      {"Synchronization", LossKind::Synchronization, false, after(window(cfg), synchronization_fields(cfg, net))},
-      {"OrientationSelectivity", LossKind::OrientationSelectivity, false,
-       with(orientation_selectivity_fields(cfg, net), window(cfg))},
-  };
-}
-
-// One entry of "losses": its type's keys, then the cost (required).
-LossSpec parse_loss(const JsonReader& r, const json& l, const std::vector<LossType>& types) {
-  if (!l.is_object()) r.fail("", "must be an object");
-  const std::string type = r.string(l, "type", "");
-  const LossType* lt = fields::find_kind(types, type);
-  if (!lt)
-    r.fail("type",
-           "\"" + type + "\" is not a known loss (" + fields::join(fields::kind_names(types), ", ", ", ") + ")");
-  LossSpec s;
-  s.name = lt->name;
-  s.kind = lt->kind;
-  s.sample_separable = lt->sample_separable;
-  fields::Table<LossSpec> table{fields::custom<LossSpec>({"type"}, [](const JsonReader&, const json&, LossSpec&) {})};
-  table.insert(table.end(), lt->keys.begin(), lt->keys.end());
-  table.push_back(fields::custom<LossSpec>({"cost"}, [](const JsonReader& rl, const json& o, LossSpec& spec) {
-    if (!o.contains("cost")) rl.fail("cost", "is required");
-    spec.cost = rl.number(o, "cost", 1.0, Range::NonNegative);
-  }));
-  fields::read(r, l, table, s);
-  return s;
-}
-
-// A list of loss entries (`section`: "train.losses", ...), named by type, suffixed _1, _2, ... when a type repeats.
-std::vector<LossSpec> parse_losses(const JsonReader& r, const std::string& section, const json& list,
-                                   const std::vector<LossType>& types) {
-  std::vector<LossSpec> out;
-  std::map<std::string, int> seen;
-  for (std::size_t q = 0; q < list.size(); ++q) {
-    LossSpec s = parse_loss(r.at(section + "[" + std::to_string(q) + "]"), list[q], types);
-    const std::string type = s.name;
-    const int n = ++seen[type];
-    s.name = n == 1 ? type : type + "_" + std::to_string(n);
-    if (n == 2) {  // rename the first one too, so names are unambiguous
-      for (auto& o : out)
-        if (o.name == type) o.name = type + "_1";
-    }
-    out.push_back(s);
-  }
-  return out;
-}
-
 // "losses": required unless every condition has its own.
 Row losses(const SimulationConfig& cfg, const Network& net) {
   return fields::custom<TrainConfig>({"losses"}, [&cfg, &net](const JsonReader& r, const json& j, TrainConfig& t) {
@@ -211,7 +108,7 @@ Row losses(const SimulationConfig& cfg, const Network& net) {
     if (!j.contains("losses") && all_own) return;
     if (!j.contains("losses") || !j["losses"].is_array() || j["losses"].empty())
       r.fail("losses", "must be a non-empty list (optional only when every condition has its own \"losses\")");
-    t.losses = parse_losses(r, "train.losses", j["losses"], loss_types(cfg, net));
+    t.losses = parse_losses(r, "train.losses", j["losses"], cfg, net);
   });
 }
 
@@ -246,7 +143,7 @@ Row conditions(const SimulationConfig& cfg, const Network& net) {
         if (!overrides.is_object()) rc.fail("inputs", "must be an object of input name: spec");
         if (cs[k].contains("losses")) {
           if (!cs[k]["losses"].is_array() || cs[k]["losses"].empty()) rc.fail("losses", "must be a non-empty list");
-          own = parse_losses(rc, sec + ".losses", cs[k]["losses"], loss_types(cfg, net));
+          own = parse_losses(rc, sec + ".losses", cs[k]["losses"], cfg, net);
         }
       }
       const std::string isec = condition_object(cs[k]) ? sec + ".inputs" : sec;
@@ -278,6 +175,36 @@ fields::Table<TrainConfig> optimizer_keys() {
           })};
 }
 
+// OrientationSelectivity without `directions` reads each sample's direction of a grating of its condition: an LGN
+// input showing a drifting or static grating.
+Row osi_gratings(const SimulationConfig& cfg) {
+  return fields::check<TrainConfig>([&cfg](const JsonReader& r, const json&, TrainConfig& t) {
+    for (int c = 0; c < t.n_conditions(); ++c) {
+      const auto& losses = t.losses_of(t.conditions.empty() ? -1 : c);
+      for (std::size_t q = 0; q < losses.size(); ++q) {
+        if (losses[q].kind != LossKind::OrientationSelectivity || !losses[q].directions.empty()) continue;
+        const SimulationConfig cc =
+            t.conditions.empty() || t.conditions[static_cast<std::size_t>(c)].empty()
+                ? cfg
+                : cfg.with_input_overrides(t.conditions[static_cast<std::size_t>(c)], "train.conditions");
+        bool grating = false;
+        for (const auto& in : cc.inputs)
+          grating = grating || (in.kind == InputKind::Lgn && (in.stimulus.type == StimulusType::DriftingGrating ||
+                                                              in.stimulus.type == StimulusType::StaticGrating));
+        const bool own = !t.condition_losses.empty() && !t.condition_losses[static_cast<std::size_t>(c)].empty();
+        const std::string sec = own ? "train.conditions[" + std::to_string(c) + "].losses[" + std::to_string(q) + "]"
+                                    : "train.losses[" + std::to_string(q) + "]";
+        if (!grating)
+          r.at(sec).fail("type",
+                         "OrientationSelectivity needs a drifting or static grating (an \"lgn\" input) in " +
+                             (t.conditions.empty() ? std::string("the inputs")
+                                                   : "condition " + t.condition_names[static_cast<std::size_t>(c)]) +
+                             ", or \"directions\"");
+      }
+    }
+  });
+}
+
 // The keys of `train`, in the order they are read (docs/training.md).
 fields::Table<TrainConfig> train_keys(const SimulationConfig& cfg, const Network& net) {
   using T = TrainConfig;
@@ -288,6 +215,7 @@ fields::Table<TrainConfig> train_keys(const SimulationConfig& cfg, const Network
       fields::integer("accumulate", &T::accumulate, 1, 1, 1 << 20, "must be <= 2^20"),
       warmup(cfg.dt),
       fields::boolean("carry_state", &T::carry_state, false),
+      initial_state(cfg),
       fields::custom<T>({"target_blocks"}, read_target_blocks),
       conditions(cfg, net),
       fields::choice<T, Approach>("approach", &T::approach, "accumulate",
@@ -308,6 +236,7 @@ fields::Table<TrainConfig> train_keys(const SimulationConfig& cfg, const Network
            fields::number("sigma", &T::sigma, 0.28, Range::Positive)}),
       trainable(net),
       losses(cfg, net),
+      osi_gratings(cfg),
       fields::check<T>([](const JsonReader& r, const json&, T& t) {
         for (std::size_t q = 0; q < t.losses.size(); ++q)
           if (t.losses[q].kind == LossKind::EMDWeightRegularization && !t.trainable.at("recurrent"))

@@ -114,6 +114,12 @@ struct TrainConfig {
   // Each sample slot of the global batch (per micro-batch) starts the next update from the final state of this
   // update's sample in that slot; the first update starts from rest (after the warm-up).
   bool carry_state = false;
+  // train.initial_state "from_input": every update of an epoch (train.steps_per_epoch updates; the whole run without
+  // epochs) starts each sample slot from the end state of a run of run.tstop without gradient of these inputs (input
+  // overrides, like a condition's) from rest, regenerated at each epoch's start and shared by every condition.
+  bool from_input = false;
+  nlohmann::json from_input_inputs = nlohmann::json::object();
+  std::int64_t steps_per_epoch = 0;  // 0: one epoch
   SurrogateKind surrogate = SurrogateKind::Triangle;
   double dampening_factor = 0.1;  // gamma
   double sigma = 0.28;

@@ -158,6 +158,10 @@ class Trainer {
   int pool_group(int k, int condition) const { return pool_groups(condition) == 1 ? 0 : tc_.condition_of(k); }
   void forward(int micro_batch, std::int64_t first);
   void set_pools(int micro_batch, std::int64_t first);  // the engine's pools for micro-batch k's loss set
+  // train.initial_state "from_input": the start states of the epoch of the update whose samples start at
+  // first_sample (regenerated at the epoch's first update, or when none are held)
+  void ensure_initial_state(std::int64_t first_sample);
+  std::int64_t initial_update_ = -1;  // the update the start states were last checked for
   // the micro-batch of loss q of set s: its window's counts (of `bands`, [bands][B][N]) and the sums of its pools
   // (its block of the engine's `pool_sums`, copied into `pools`)
   MicroBatch micro_batch_of(int k, std::int64_t first, int s, std::size_t q, const std::vector<std::int32_t>& bands,

@@ -170,6 +170,18 @@ def m_rate_distribution(rows=None, **keys):
 ALL_TYPES = "node_type_id rate_hz\n" + "".join(f"{t} 5.0\n" for t in range(1000))
 
 
+def m_loss_added(loss):
+    def f(s):
+        s.train["losses"].append(loss)
+    return f
+
+
+def m_train_many(**keys):
+    def f(s):
+        s.train.update(keys)
+    return f
+
+
 def m_emd_frozen(s):
     s.train["trainable"]["recurrent"] = False
     s.train["losses"].append({"type": "EMDWeightRegularization", "cost": 1.0, "group_by": "ei"})
@@ -262,6 +274,15 @@ case("rate_distribution_empty_core", m_rate_distribution(ALL_TYPES, core_radius=
 case("loss_window_leaves_no_step", m_loss("post_ms", 20.0), ["post_ms"], ["leaves no step"], ["train.losses[0]"])
 case("loss_window_not_whole_steps", m_loss("pre_ms", 2.5), ["pre_ms"], ["whole number"], ["train.losses[0]"])
 case("emd_recurrent_frozen", m_emd_frozen, ["type"], ["not trainable"], ["train.losses[1]"])
+case("sync_targets_without_table", m_loss_added({"type": "Synchronization", "cost": 1.0, "targets": "evoked",
+                                                 "pool": "all"}), ["targets"], ["300 ms window only"],
+     ["train.losses[1]"])
+case("sync_pool_too_small", m_loss_added({"type": "Synchronization", "cost": 1.0, "targets": [1.0] * 7}), ["pool"],
+     ["at least 15"], ["train.losses[1]"])
+case("initial_state_with_carry_state", m_train_many(carry_state=True, initial_state={"type": "from_input"}),
+     ["initial_state"], ["carry_state"], ["train"])
+case("initial_state_unknown_type", m_train("initial_state", {"type": "from_checkpoint"}), ["type"],
+     ["from_input"], ["train.initial_state"])
 case("checkpoint_interval_zero", m_train("checkpoint_interval", 0), ["checkpoint_interval"], [">= 1"], ["train"])
 case("accumulate_zero", m_train("accumulate", 0), ["accumulate"], [">= 1"], ["train"])
 case("accumulate_not_integer", m_train("accumulate", 1.5), ["accumulate"], ["integer"], ["train"])

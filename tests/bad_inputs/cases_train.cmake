@@ -18,7 +18,8 @@ foreach(case
     rate_distribution_group_by_unknown_column rate_distribution_group_by_missing_value
     rate_distribution_cell_type_not_v1_name rate_distribution_rate_column_missing
     rate_distribution_annulus_without_core rate_distribution_empty_core loss_window_leaves_no_step
-    loss_window_not_whole_steps emd_recurrent_frozen
+    loss_window_not_whole_steps emd_recurrent_frozen sync_targets_without_table sync_pool_too_small
+    initial_state_with_carry_state initial_state_unknown_type
     missing_losses checkpoint_from_other_network checkpoint_from_other_config
     resume_missing_file)
   add_test(NAME bad_train.${case}

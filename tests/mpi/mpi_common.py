@@ -51,6 +51,8 @@ def train_config(path, net_dir, output_dir, batch, steps=3, distribution=None, g
                   "optimizer": {"lr": 0.01}}
     if extra_train:
         c["train"].update(extra_train)
+        if "epochs" in extra_train:  # epochs x steps_per_epoch instead of steps
+            del c["train"]["steps"]
     json.dump(c, open(path, "w"), indent=1)
     return path
 

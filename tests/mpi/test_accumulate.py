@@ -54,6 +54,8 @@ def main():
     global WARMUP
     if a.carry:
         WARMUP = {"carry_state": True}
+    if a.v1_losses:
+        WARMUP = {}  # the from_input start states replace the warm-up
     if any((GLOBAL_BATCH // K) % n for n in a.ranks):
         ap.error(f"every rank count must divide {GLOBAL_BATCH // K}: {a.ranks}")
     if a.ranks and not a.mpi_bin:
@@ -115,6 +117,8 @@ def main():
                                    {"type": "EMDWeightRegularization", "cost": 10.0}]
                 cond["conditions"][0]["losses"].append(
                     {"type": "OrientationSelectivity", "cost": 20.0, "target_file": table, "pre_ms": 5.0})
+                cond["initial_state"] = {"type": "from_input", "inputs": {"LGN": dict(lgn, stimulus={"type": "grey_screen"})}}
+                cond["epochs"], cond["steps_per_epoch"] = 3, 2
             ref_name = "serial batch 4 x 2 conditions"
             runs[ref_name], _ = serial("serial_c", GLOBAL_BATCH // 2, cond)
             runs["mirrored 2 x batch 2 x 2 conditions"], logs["mirrored"] = serial(

@@ -8,6 +8,7 @@
 
 #include "dpointnet/train/detail/bptt_engine_impl.hpp"
 #include "dpointnet/train/detail/trainer_pooled_impl.hpp"
+#include "dpointnet/train/detail/trainer_step_impl.hpp"
 #include "dpointnet/train/trainer.hpp"
 
 namespace dpointnet {
@@ -26,7 +27,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
       N_(run.net->n_neurons),
       T_(run.cfg->n_steps),
       W_(run.tc->warmup_steps),
-      carry_(space, run.tc->carry_state, run.tc->micro_batches(), run.schedule.batch) {
+      carry_(space, run.tc->carry_state || run.tc->from_input, run.tc->micro_batches(), run.schedule.batch) {
   for (const auto& in : run.inputs)
     if (!in.silent && in.kind == InputKind::SpikeFile &&
         static_cast<std::int64_t>(in.spikes.step_offsets.size()) - 1 < W_ + T_)
@@ -97,6 +98,10 @@ void Trainer<Real, ExecSpace>::select_micro_batch(int k) {
   const RegularizerScales& sc = scales_[static_cast<std::size_t>(loss_set(k))];
   engine_->set_voltage_regularizer(sc.vreg_range, sc.vreg_threshold);
   const int c = tc_.condition_of(k);
+  if (c < 0 && active_condition_ == -2) {  // back from the initial-state inputs
+    sim_->set_input_schedules(run_.inputs);
+    active_condition_ = -1;
+  }
   if (c < 0 || c == active_condition_) return;
   sim_->set_input_schedules(run_.conditions[static_cast<std::size_t>(c)]);
   active_condition_ = c;
@@ -107,7 +112,7 @@ template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::forward(int k, std::int64_t first) {
   set_pools(k, first);
   sim_->set_sample_offset(first);
-  engine_->forward(carry_.valid() ? &carry_.start(k) : nullptr, carry_.on() ? &carry_.end(*sim_, k) : nullptr);
+  engine_->forward(carry_.valid() ? &carry_.start(k) : nullptr, tc_.carry_state ? &carry_.end(*sim_, k) : nullptr);
   last_forward_sample_ = first;
 }
 
@@ -140,6 +145,7 @@ double Trainer<Real, ExecSpace>::add_neuron_counts(const std::vector<std::int32_
 
 template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, int condition) {
+  ensure_initial_state(first_sample);
   if (!has_pooled_loss(condition)) return compute_gradient(first_sample, {}, 0.0, condition);
   const std::vector<double> pooled = pooled_counts(first_sample, condition);
   const int per_group = pool_groups(condition) == 1 && condition < 0 ? tc_.micro_batches() : tc_.accumulate;
@@ -158,6 +164,7 @@ template <class Real, class ExecSpace>
 StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample, const std::vector<double>& pooled,
                                                        double pooled_samples, const std::vector<double>& stats,
                                                        int condition) {
+  ensure_initial_state(first_sample);
   const auto start = std::chrono::steady_clock::now();
   const int A = tc_.accumulate;
   const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
@@ -334,99 +341,6 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   m.samples_per_s = static_cast<double>(B_) * K / std::max(m.seconds, 1e-12);
   last_grad_norm_ = m.grad_norm;
   return m;
-}
-
-// The losses of the recurrent weights of sets [s_lo, s_hi): their gradients times `factor` added into the store
-// (once: the sets are one loss set's copies), their values per set and loss (0 for other losses).
-template <class Real, class ExecSpace>
-std::vector<std::vector<double>> Trainer<Real, ExecSpace>::add_recurrent_weight_losses(int s_lo, int s_hi,
-                                                                                       double factor, bool once) {
-  (void)once;
-  std::vector<std::vector<double>> terms;
-  bool any = false;
-  for (int s = s_lo; s < s_hi; ++s) {
-    terms.emplace_back(losses_[static_cast<std::size_t>(s)].size(), 0.0);
-    for (const auto& l : losses_[static_cast<std::size_t>(s)]) any = any || l->recurrent_weight_loss();
-  }
-  if (!any) return terms;
-  using F = typename Store::Field;
-  const std::vector<double> w = store_->get(0, F::Weight), w0 = store_->get(0, F::InitialWeight);
-  std::vector<double> g(w.size(), 0.0);
-  for (int s = s_lo; s < s_hi; ++s) {
-    const auto& set = losses_[static_cast<std::size_t>(s)];
-    for (std::size_t q = 0; q < set.size(); ++q)
-      if (set[q]->recurrent_weight_loss())
-        terms[static_cast<std::size_t>(s - s_lo)][q] = set[q]->add_weight_gradient(w, w0, g);
-  }
-  if (factor != 1.0)
-    for (double& x : g) x *= factor;
-  store_->add_gradient(0, g);
-  return terms;
-}
-
-template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::unpack_gradients(const float* packed, double scale) {
-  last_grad_norm_ = store_->unpack_gradients(packed, scale);
-}
-
-template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::apply_step() {
-  const auto start = std::chrono::steady_clock::now();
-  cached_forward_ = -1;
-  ++iterations_;
-  optimizer_->apply(space_, *store_, iterations_, clip_factor(tc_.clip_global_norm, last_grad_norm_));
-  store_->mark_changed();
-  space_.fence();
-  t_step_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-template <class Real, class ExecSpace>
-void Trainer<Real, ExecSpace>::end_update() {
-  const auto start = std::chrono::steady_clock::now();
-  ++update_;
-  carry_.commit();  // this update's end states start the next one
-  space_.fence();
-  t_update_ = t_step_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  t_step_ = 0;
-}
-
-template <class Real, class ExecSpace>
-StepMetrics Trainer<Real, ExecSpace>::train_step() {
-  const auto start = std::chrono::steady_clock::now();
-  const std::int64_t first = run_.schedule.first_sample(update_, 0);
-  StepMetrics m;
-  if (tc_.approach == Approach::Series && !tc_.conditions.empty()) {
-    std::vector<StepMetrics> parts;
-    for (int c = 0; c < tc_.n_conditions(); ++c) {
-      parts.push_back(compute_gradient(first, c));
-      apply_step();
-    }
-    m = merge_series_metrics(parts);
-  } else {
-    m = compute_gradient(first);
-    apply_step();
-  }
-  end_update();
-  m.t_update = t_update_;
-  m.step = update_;
-  m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  m.samples_per_s = static_cast<double>(B_) * tc_.micro_batches() / std::max(m.seconds, 1e-12);
-  return m;
-}
-
-template <class Real, class ExecSpace>
-std::vector<double> Trainer<Real, ExecSpace>::terminal_state() const {
-  std::vector<double> out;
-  const auto v = compat::mirror_view_and_copy(space_, engine_->terminal_v());
-  const std::size_t bn = static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_);
-  const std::vector<std::int32_t> bands = host_counts();
-  std::vector<double> c(bn, 0.0);  // the whole window's counts: every band
-  for (std::size_t q = 0; q < bands.size(); ++q) c[q % bn] += bands[q];
-  for (int b = 0; b < B_; ++b) {
-    for (std::int64_t i = 0; i < N_; ++i) out.push_back(static_cast<double>(v(b, i)));
-    for (std::int64_t i = 0; i < N_; ++i) out.push_back(static_cast<double>(c[static_cast<std::size_t>(b * N_ + i)]));
-  }
-  return out;
 }
 
 }  // namespace dpointnet

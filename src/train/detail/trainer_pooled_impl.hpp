@@ -30,6 +30,7 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
   std::vector<double> window;
   const int A = tc_.accumulate;
   const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
+  ensure_initial_state(first_sample);
   const bool stats = has_stats_loss(condition);
   const std::int64_t update = first_sample / run_.schedule.global_batch();
   for (int st = loss_set(k_lo); st <= loss_set(k_hi - 1); ++st)
@@ -56,6 +57,35 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
     cached_version_ = store_->version();
   }
   return sum;
+}
+
+// From rest, run.tstop steps of the initial-state inputs without gradient; sample slot s of every condition gets the
+// end state of sample 2^31 + epoch x (samples of a condition) + s of those inputs.
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::ensure_initial_state(std::int64_t first_sample) {
+  const std::int64_t update = first_sample / run_.schedule.global_batch();
+  if (!tc_.from_input || update == initial_update_) return;
+  initial_update_ = update;
+  const std::int64_t per = tc_.steps_per_epoch > 0 ? tc_.steps_per_epoch : tc_.steps;
+  if (carry_.valid() && update % per != 0) return;
+  Kokkos::Profiling::pushRegion("dpointnet::initial_state");
+  const std::int64_t epoch = update / per;
+  sim_->set_input_schedules(run_.initial_inputs);
+  active_condition_ = -2;
+  engine_->clear_pools();
+  for (int k = 0; k < tc_.micro_batches(); ++k) {
+    const std::int64_t first = (std::int64_t(1) << 31) + epoch * condition_batch() +
+                               first_sample % run_.schedule.global_batch() +
+                               static_cast<std::int64_t>(k % tc_.accumulate) * B_;
+    sim_->set_sample_offset(first);
+    sim_->reset();
+    sim_->run(T_, nullptr);
+    sim_->save(carry_.start_for_write(*sim_, k));
+  }
+  space_.fence();
+  carry_.mark_valid();
+  cached_forward_ = -1;
+  Kokkos::Profiling::popRegion();
 }
 
 template <class Real, class ExecSpace>
