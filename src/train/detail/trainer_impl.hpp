@@ -193,6 +193,8 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   };
   store_->zero_gradients();
   StepMetrics m;
+  m.t_forward = t_pooled_forward_;  // the forward passes of pooled_counts (their last one is reused below)
+  t_pooled_forward_ = 0;
   // per loss set: per-sample losses, summed over its micro-batches
   std::vector<std::vector<double>> data_terms;
   for (int s = s_lo; s < s_hi; ++s) data_terms.emplace_back(losses_[static_cast<std::size_t>(s)].size(), 0.0);

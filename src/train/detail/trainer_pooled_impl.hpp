@@ -2,6 +2,7 @@
 // spike counts together, and the counts of this trainer's samples per loss window; included by trainer_impl.hpp.
 #pragma once
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <vector>
 
@@ -31,6 +32,7 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
   const int A = tc_.accumulate;
   const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
   ensure_initial_state(first_sample);
+  const auto t_start = std::chrono::steady_clock::now();
   const bool stats = has_stats_loss(condition);
   const std::int64_t update = first_sample / run_.schedule.global_batch();
   for (int st = loss_set(k_lo); st <= loss_set(k_hi - 1); ++st)
@@ -55,6 +57,7 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
     }
     cached_forward_ = first;
     cached_version_ = store_->version();
+    t_pooled_forward_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   }
   return sum;
 }
