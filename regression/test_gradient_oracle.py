@@ -120,7 +120,8 @@ def main():
         if args.v1_fixture:
             sys.path.insert(0, HERE)
             from v1_loss_fixture import write_fixture
-            with open(write_fixture(net, T=float(args.steps), B=args.batch, sync_osi=args.v1_sync_osi)) as f:
+            with open(write_fixture(net, T=float(args.steps), B=args.batch, sync_osi=args.v1_sync_osi,
+                                       coverage=args.v1_sync_osi)) as f:
                 cfg = json.load(f)
             cfg["inputs"].pop("noise")  # one input per virtual population in dpointnet: the spike file
             cfg["run"].update({"seed": 99, "precision": args.precision, "dynamics": args.dynamics})

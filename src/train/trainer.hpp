@@ -212,7 +212,7 @@ class Trainer {
   std::int64_t cached_forward_ = -1;  // first sample of a forward pass still valid for the backward pass
   std::uint64_t cached_version_ = 0;  // the weight store's version it ran at
   std::int64_t last_forward_sample_ = -1;
-  double t_pooled_forward_ = 0;  // wall time of pooled_counts' forward passes, counted by the next gradient
+  double t_pooled_forward_ = 0;        // wall time of pooled_counts' forward passes, counted by the next gradient
   int active_condition_ = -1;          // the stimulus condition the simulator holds (-1: the base inputs)
   std::vector<double> update_counts_;  // spikes per neuron of the last update (host)
 };
