@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <numeric>
+#include <utility>
 
 #include "dpointnet/train/losses.hpp"
 #include "dpointnet/train/observed_rates.hpp"
@@ -26,8 +29,7 @@ fields::Table<LossSpec> emd_regularization_fields(const SimulationConfig& cfg, c
 namespace {
 
 // cost x (1 / G) x sum over the G non-empty groups g of (1 / n_g) sum_i |sort(w_g)_i - sort(w0_g)_i|; gradient
-// cost / (G n_g) sign(sort(w_g)_i - sort(w0_g)_i) to the edge of rank i (stable sort: tied weights keep read
-// order; sign(0) = 0).
+// cost / (G n_g) sign(sort(w_g)_i - sort(w0_g)_i) to the edge of rank i (tied weights in read order; sign(0) = 0).
 class EmdRegularizationLoss final : public Loss {
  public:
   EmdRegularizationLoss(const LossSpec& s, const Network& net) : Loss(s) {
@@ -44,20 +46,22 @@ class EmdRegularizationLoss final : public Loss {
 
   double add_weight_gradient(const std::vector<double>& w, const std::vector<double>& w0,
                              std::vector<double>& grad) const override {
+    sort_initial_weights(w0);
     const double G = static_cast<double>(groups_.size());
     double total = 0;
-    std::vector<std::size_t> a, b;
-    for (const auto& g : groups_) {
-      a = g;
-      b = g;
-      std::stable_sort(a.begin(), a.end(), [&](std::size_t x, std::size_t y) { return w[x] < w[y]; });
-      std::stable_sort(b.begin(), b.end(), [&](std::size_t x, std::size_t y) { return w0[x] < w0[y]; });
+    std::vector<std::pair<double, std::size_t>> a;  // (weight, edge): ties in read order, as a stable sort
+    for (std::size_t q = 0; q < groups_.size(); ++q) {
+      const auto& g = groups_[q];
+      const auto& b = w0_sorted_[q];
+      a.resize(g.size());
+      for (std::size_t k = 0; k < g.size(); ++k) a[k] = {w[g[k]], g[k]};
+      std::sort(a.begin(), a.end());
       const double scale = spec_.cost / (G * static_cast<double>(g.size()));
       double sum = 0;
       for (std::size_t k = 0; k < g.size(); ++k) {
-        const double d = w[a[k]] - w0[b[k]];
+        const double d = a[k].first - b[k];
         sum += std::fabs(d);
-        grad[a[k]] += scale * static_cast<double>((d > 0) - (d < 0));
+        grad[a[k].second] += scale * static_cast<double>((d > 0) - (d < 0));
       }
       total += sum / static_cast<double>(g.size());
     }
@@ -65,7 +69,25 @@ class EmdRegularizationLoss final : public Loss {
   }
 
  private:
+  // The initial weights of each group, sorted: computed again only when w0 changes (a restored checkpoint).
+  void sort_initial_weights(const std::vector<double>& w0) const {
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the values' bits
+    for (double x : w0) {
+      std::uint64_t bits;
+      std::memcpy(&bits, &x, sizeof bits);
+      h = (h ^ bits) * 1099511628211ULL;
+    }
+    if (h == w0_hash_ && w0_sorted_.size() == groups_.size()) return;
+    w0_hash_ = h;
+    w0_sorted_.assign(groups_.size(), {});
+    for (std::size_t q = 0; q < groups_.size(); ++q) {
+      for (std::size_t e : groups_[q]) w0_sorted_[q].push_back(w0[e]);
+      std::sort(w0_sorted_[q].begin(), w0_sorted_[q].end());
+    }
+  }
   std::vector<std::vector<std::size_t>> groups_;  // edges (recurrent read order) of each non-empty group
+  mutable std::vector<std::vector<double>> w0_sorted_;
+  mutable std::uint64_t w0_hash_ = 0;
 };
 
 }  // namespace
