@@ -8,24 +8,12 @@
 #include <vector>
 
 #include "dpointnet/train/losses.hpp"
+#include "test_support.hpp"
 
 using namespace dpointnet;
+using dpointnet::test::network_of_types;
 
 namespace {
-
-// N recurrent neurons of one population with the given SONATA node_type_ids (all the losses read of a network).
-Network network_of_types(const std::vector<std::int64_t>& types) {
-  Network net;
-  Population p;
-  p.name = "v1";
-  p.size = static_cast<std::int64_t>(types.size());
-  p.offset = 0;
-  p.node_type_ids = types;
-  net.populations.push_back(p);
-  net.neuron_population.assign(types.size(), 0);
-  net.n_neurons = p.size;
-  return net;
-}
 
 LossSpec target_rate(double cost, double target) {
   LossSpec s;

@@ -16,8 +16,10 @@
 #include "dpointnet/train/fano.hpp"
 #include "dpointnet/train/losses.hpp"
 #include "dpointnet/train/observed_rates.hpp"
+#include "test_support.hpp"
 
 using namespace dpointnet;
+using dpointnet::test::network_of_types;
 
 TEST(V1CellTypes, PopNamesOfTheV1ModelMapOntoTheSeventeenTypes) {
   const std::vector<std::pair<std::string, std::string>> merged = {
@@ -55,18 +57,6 @@ TEST(V1RateTargets, SampledTargetsMatchTheSpecFixture) {
 }
 
 namespace {
-Network two_types(const std::vector<std::int64_t>& types) {
-  Network net;
-  Population p;
-  p.name = "v1";
-  p.size = static_cast<std::int64_t>(types.size());
-  p.offset = 0;
-  p.node_type_ids = types;
-  net.populations.push_back(p);
-  net.neuron_population.assign(types.size(), 0);
-  net.n_neurons = p.size;
-  return net;
-}
 std::unique_ptr<Loss> only(const LossSpec& s, const Network& net) {
   TrainConfig tc;
   tc.losses = {s};
@@ -79,7 +69,7 @@ TEST(V1RateTargets, HuberQuantilePenaltyIsTheClosedForm) {
   // over S 1 sample, T 1000 steps of 1 ms: rates 0, 2, 1, 10 Hz, sorted 0, 1, 2, 10 -> u = -1, -2, -3, 3 with
   // tau = 1/4, 2/4, 3/4, 1; delta 2.5: rho = |tau - 1[u <= 0]| (u^2 / 5 if |u| <= 2.5 else |u| - 1.25), the
   // weights 3/4, 1/2, 1/4 below the targets and 1 above
-  const Network net = two_types({1, 1, 1, 1});
+  const Network net = network_of_types({1, 1, 1, 1});
   LossSpec s;
   s.kind = LossKind::RateDistribution;
   s.sample_separable = false;
@@ -108,7 +98,7 @@ TEST(V1RateTargets, HuberQuantilePenaltyIsTheClosedForm) {
 TEST(V1WeightRegularization, EmdOfAShiftedGroupIsCostDeltaOverGroups) {
   // neurons of types 1 (e4Rorb -> L4 Exc) and 2 (i4Pvalb -> L4 PV); edges 0->1, 1->0, 0->1, 1->1: groups
   // (Exc, PV) = {0, 2}, (PV, Exc) = {1}, (PV, PV) = {3}: G = 3
-  Network net = two_types({1, 2});
+  Network net = network_of_types({1, 2});
   Projection p;
   p.recurrent = true;
   p.source = {0, 1, 0, 1};

@@ -177,6 +177,25 @@ class Trainer {
       if (b.q == q) return &b;
     return nullptr;
   }
+  // Position of micro-batch k's first sample (global index `first`) in its condition's batch.
+  std::int64_t condition_slot(int k, std::int64_t first) const {
+    return first % run_.schedule.global_batch() -
+           static_cast<std::int64_t>(std::max(0, tc_.condition_of(k))) * condition_batch();
+  }
+  // The pooled counts of pool group g in loss window w, of `pooled` ([groups][windows][N]).
+  PooledCounts pooled_window(const std::vector<double>& pooled, double samples, int g, int w) const {
+    PooledCounts pc;
+    const std::size_t n = static_cast<std::size_t>(N_);
+    pc.counts =
+        pooled.empty()
+            ? nullptr
+            : pooled.data() + (static_cast<std::size_t>(g) * windows_.n_windows() + static_cast<std::size_t>(w)) * n;
+    pc.samples = samples;
+    pc.N = N_;
+    pc.T = windows_.length(w);
+    pc.dt = run_.cfg->dt;
+    return pc;
+  }
   std::int64_t condition_batch() const {  // samples of one condition in an update (the global batch without)
     return static_cast<std::int64_t>(B_) * tc_.accumulate * run_.schedule.replicas;
   }

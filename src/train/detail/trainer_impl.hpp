@@ -182,14 +182,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
            stats_offset_[static_cast<std::size_t>(s)][q];
   };
   auto pooled_of = [&](int g, int s, std::size_t q) {
-    const int w = window_of(s, q);
-    PooledCounts pc;
-    pc.counts = pool ? pooled.data() + (static_cast<std::size_t>(g) * nw + static_cast<std::size_t>(w)) * n : nullptr;
-    pc.samples = pooled_samples;
-    pc.N = N_;
-    pc.T = windows_.length(w);
-    pc.dt = run_.cfg->dt;
-    return pc;
+    return pooled_window(pooled, pooled_samples, g, window_of(s, q));
   };
   store_->zero_gradients();
   StepMetrics m;

@@ -113,8 +113,7 @@ void Trainer<Real, ExecSpace>::set_pools(int k, std::int64_t first) {
   std::vector<std::int32_t> sample, all_sample;
   std::vector<std::vector<std::int32_t>> members, all_members;
   std::int64_t t0 = T_, t1 = 0;
-  const std::int64_t slot0 = first % run_.schedule.global_batch() -
-                             static_cast<std::int64_t>(std::max(0, tc_.condition_of(k))) * condition_batch();
+  const std::int64_t slot0 = condition_slot(k, first);
   for (std::size_t q = 0; q < set.size(); ++q) {
     if (!set[q]->pools(slot0, B_, sample, members) || sample.empty()) continue;
     const int w = window_of(st, q);
@@ -150,8 +149,7 @@ MicroBatch Trainer<Real, ExecSpace>::micro_batch_of(int k, std::int64_t first, i
   const int w = window_of(st, q);
   windows_.window_sum(bands, w, static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_), counts);
   MicroBatch mb;
-  mb.slot0 = first % run_.schedule.global_batch() -
-             static_cast<std::int64_t>(std::max(0, tc_.condition_of(k))) * condition_batch();
+  mb.slot0 = condition_slot(k, first);
   mb.first_sample = first;
   mb.B = B_;
   mb.N = N_;
@@ -177,20 +175,12 @@ std::vector<double> Trainer<Real, ExecSpace>::batch_stats(std::int64_t first_sam
   const int A = tc_.accumulate;
   const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
   const int s_lo = loss_set(k_lo), s_hi = loss_set(k_hi - 1) + 1;
-  const std::size_t n = static_cast<std::size_t>(N_), nw = windows_.n_windows();
   for (int st = s_lo; st < s_hi; ++st) {
     const auto& set = losses_[static_cast<std::size_t>(st)];
     const int g = pool_groups(condition) == 1 ? 0 : st;
     for (std::size_t q = 0; q < set.size(); ++q) {
       if (set[q]->stats_size() == 0) continue;
-      const int w = window_of(st, q);
-      PooledCounts pc;
-      pc.counts = pooled.data() + (static_cast<std::size_t>(g) * nw + static_cast<std::size_t>(w)) * n;
-      pc.samples = pooled_samples;
-      pc.N = N_;
-      pc.T = windows_.length(w);
-      pc.dt = run_.cfg->dt;
-      set[q]->begin_update(pc);
+      set[q]->begin_update(pooled_window(pooled, pooled_samples, g, window_of(st, q)));
     }
   }
   std::vector<double> out(stats_begin_[static_cast<std::size_t>(s_hi)] - stats_begin_[static_cast<std::size_t>(s_lo)],
