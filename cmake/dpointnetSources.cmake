@@ -11,6 +11,7 @@ set(DP_SOURCES_HOST
   src/util/log.cpp
   src/util/host_caches.cpp
   src/util/numpy_random.cpp
+  src/util/value_order.cpp
   src/io/hdf5_file.cpp
   src/io/csv_table.cpp
   src/io/spike_file.cpp

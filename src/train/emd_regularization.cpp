@@ -7,9 +7,11 @@
 #include <map>
 #include <numeric>
 #include <utility>
+#include <vector>
 
 #include "dpointnet/train/losses.hpp"
 #include "dpointnet/train/observed_rates.hpp"
+#include "dpointnet/util/value_order.hpp"
 
 namespace dpointnet {
 
@@ -49,19 +51,18 @@ class EmdRegularizationLoss final : public Loss {
     sort_initial_weights(w0);
     const double G = static_cast<double>(groups_.size());
     double total = 0;
-    std::vector<std::pair<double, std::size_t>> a;  // (weight, edge): ties in read order, as a stable sort
     for (std::size_t q = 0; q < groups_.size(); ++q) {
-      const auto& g = groups_[q];
+      const auto& g = groups_[q];  // in read order: tied weights keep it
       const auto& b = w0_sorted_[q];
-      a.resize(g.size());
-      for (std::size_t k = 0; k < g.size(); ++k) a[k] = {w[g[k]], g[k]};
-      std::sort(a.begin(), a.end());
+      values_.resize(g.size());
+      for (std::size_t k = 0; k < g.size(); ++k) values_[k] = w[g[k]];
+      value_order(values_.data(), values_.size(), order_, scratch_);
       const double scale = spec_.cost / (G * static_cast<double>(g.size()));
       double sum = 0;
       for (std::size_t k = 0; k < g.size(); ++k) {
-        const double d = a[k].first - b[k];
+        const double d = values_[order_[k]] - b[k];
         sum += std::fabs(d);
-        grad[a[k].second] += scale * static_cast<double>((d > 0) - (d < 0));
+        grad[g[order_[k]]] += scale * static_cast<double>((d > 0) - (d < 0));
       }
       total += sum / static_cast<double>(g.size());
     }
@@ -88,6 +89,9 @@ class EmdRegularizationLoss final : public Loss {
   std::vector<std::vector<std::size_t>> groups_;  // edges (recurrent read order) of each non-empty group
   mutable std::vector<std::vector<double>> w0_sorted_;
   mutable std::uint64_t w0_hash_ = 0;
+  mutable std::vector<double> values_;  // one group's weights in read order
+  mutable std::vector<std::uint32_t> order_;
+  mutable ValueOrderScratch scratch_;
 };
 
 }  // namespace

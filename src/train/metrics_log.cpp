@@ -49,8 +49,8 @@ MetricsLog::MetricsLog(const std::string& path, const std::vector<std::string>& 
     : path_(path), with_allreduce_(with_allreduce) {
   std::vector<std::string> header = {"step", "loss"};
   header.insert(header.end(), loss_names.begin(), loss_names.end());
-  for (const char* c :
-       {"rate_hz", "grad_norm", "samples_per_s", "seconds", "forward_s", "recompute_s", "backward_s", "update_s"})
+  for (const char* c : {"rate_hz", "grad_norm", "samples_per_s", "seconds", "forward_s", "recompute_s", "backward_s",
+                        "update_s", "losses_s"})
     header.emplace_back(c);
   if (with_allreduce_) header.emplace_back("allreduce_s");
   header.emplace_back("peak_rss_mib");
@@ -93,7 +93,8 @@ void MetricsLog::append(const StepMetrics& m) {
   for (double v : loss_values(m)) out_ << "," << fmt::format("{:.9g}", v);
   out_ << "," << fmt::format("{:.9g}", m.rate_hz) << "," << fmt::format("{:.9g}", m.grad_norm) << ","
        << fmt::format("{:.4g}", m.samples_per_s) << "," << fmt::format("{:.4g}", m.seconds);
-  for (double t : {m.t_forward, m.t_recompute, m.t_backward, m.t_update}) out_ << "," << fmt::format("{:.4g}", t);
+  for (double t : {m.t_forward, m.t_recompute, m.t_backward, m.t_update, m.t_losses})
+    out_ << "," << fmt::format("{:.4g}", t);
   if (with_allreduce_) out_ << "," << fmt::format("{:.4g}", m.t_allreduce);
   out_ << "," << fmt::format("{:.1f}", m.peak_rss_bytes / 1048576.0) << "\n";
   out_.flush();

@@ -46,6 +46,9 @@ struct StepMetrics {
   double samples_per_s = 0;
   // wall time by phase (s): forward with snapshots, segment recompute, reverse sweep, optimizer update
   double t_forward = 0, t_recompute = 0, t_backward = 0, t_update = 0;
+  // the losses' host work: their values, count and weight gradients and batch statistics (their device kernels, the
+  // engine's pool sums and gradients, run inside the forward and reverse phases)
+  double t_losses = 0;
   double t_allreduce = 0;     // sample-parallel runs: the packed gradient allreduce
   double peak_rss_bytes = 0;  // peak resident memory of the process so far (set by the training loop)
 };
@@ -63,6 +66,7 @@ inline StepMetrics merge_series_metrics(const std::vector<StepMetrics>& parts) {
     for (std::size_t q = 0; q < p.loss_terms.size(); ++q) m.loss_terms[q] += p.loss_terms[q] / n;
     m.conditions.insert(m.conditions.end(), p.conditions.begin(), p.conditions.end());
     m.t_forward += p.t_forward, m.t_recompute += p.t_recompute, m.t_backward += p.t_backward;
+    m.t_losses += p.t_losses;
     m.t_allreduce += p.t_allreduce, m.seconds += p.seconds;
   }
   return m;
@@ -231,6 +235,7 @@ class Trainer {
   std::int64_t cached_forward_ = -1;  // first sample of a forward pass still valid for the backward pass
   std::uint64_t cached_version_ = 0;  // the weight store's version it ran at
   std::int64_t last_forward_sample_ = -1;
+  double t_losses_ = 0;                // the losses' host work in pooled_counts and batch_stats, for the next gradient
   double t_pooled_forward_ = 0;        // wall time of pooled_counts' forward passes, counted by the next gradient
   int active_condition_ = -1;          // the stimulus condition the simulator holds (-1: the base inputs)
   std::vector<double> update_counts_;  // spikes per neuron of the last update (host)

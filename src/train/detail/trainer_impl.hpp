@@ -187,7 +187,10 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   store_->zero_gradients();
   StepMetrics m;
   m.t_forward = t_pooled_forward_;  // the forward passes of pooled_counts (their last one is reused below)
-  t_pooled_forward_ = 0;
+  m.t_losses = t_losses_;
+  t_pooled_forward_ = t_losses_ = 0;
+  using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   // per loss set: per-sample losses, summed over its micro-batches
   std::vector<std::vector<double>> data_terms;
   for (int s = s_lo; s < s_hi; ++s) data_terms.emplace_back(losses_[static_cast<std::size_t>(s)].size(), 0.0);
@@ -224,6 +227,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     };
     const double total_spikes = add_neuron_counts(bands, update_counts_);
     m.rate_hz += total_spikes * 1000.0 / (static_cast<double>(bn) * static_cast<double>(T_) * in.dt);
+    const auto t_loss = clock::now();
     // dL/dcount per window; pooled losses' times (pooled samples / B): the gradients are averaged over the
     // micro-batches here and over the replicas by the parallel layer, which a pooled loss must not be
     std::vector<std::vector<double>> count_grad(nw, std::vector<double>(bn, 0.0));
@@ -261,12 +265,15 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
                 f_stats * pgr[static_cast<std::size_t>(r * b->cols + c)];
     }
     if (engine_->has_pools()) engine_->set_pool_gradient(pool_grad);
+    m.t_losses += since(t_loss);
     engine_->backward(windows_.band_gradient(count_grad, bn));
     m.t_recompute += engine_->recompute_seconds();
     m.t_backward += engine_->backward_seconds();
+    const auto t_value = clock::now();
     auto& dt = data_terms[static_cast<std::size_t>(s - s_lo)];
     for (std::size_t q2 = 0; q2 < losses.size(); ++q2)
       if (!losses[q2]->pooled() && !losses[q2]->reads_weights()) dt[q2] += losses[q2]->value(inputs_of(q2));
+    m.t_losses += since(t_value);
     in.counts = nullptr;
   }
   // each condition's mean over its micro-batches (exact for K = 1), combined: "accumulate" the mean over the
@@ -282,6 +289,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     if (mean) wscale /= (s_hi - s_lo);
   }
   in.weight_sq_sum = store_->add_weight_regularizer(wscale);
+  const auto t_weight = clock::now();
   const bool once = mean && tc_.single_loss_set();
   const std::vector<std::vector<double>> weight_terms =
       add_recurrent_weight_losses(s_lo, once ? s_lo + 1 : s_hi, mean && !once ? 1.0 / (s_hi - s_lo) : 1.0, once);
@@ -331,6 +339,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   } else {
     m.loss = cond_sum / (s_hi - s_lo);
   }
+  m.t_losses += since(t_weight);
   m.grad_norm = store_->gradient_norm();
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   m.samples_per_s = static_cast<double>(B_) * K / std::max(m.seconds, 1e-12);

@@ -37,6 +37,8 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
   const std::int64_t update = first_sample / run_.schedule.global_batch();
   for (int st = loss_set(k_lo); st <= loss_set(k_hi - 1); ++st)
     for (const auto& l : losses_[static_cast<std::size_t>(st)]) l->prepare_update(update, condition_batch());
+  t_losses_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  const auto t_runs = std::chrono::steady_clock::now();
   mb_bands_.assign(static_cast<std::size_t>(tc_.micro_batches()), {});
   mb_pool_sums_.assign(static_cast<std::size_t>(tc_.micro_batches()), {});
   for (int k = k_lo; k < k_hi; ++k) {
@@ -57,7 +59,7 @@ std::vector<double> Trainer<Real, ExecSpace>::pooled_counts(std::int64_t first_s
     }
     cached_forward_ = first;
     cached_version_ = store_->version();
-    t_pooled_forward_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    t_pooled_forward_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_runs).count();
   }
   return sum;
 }
@@ -172,6 +174,7 @@ MicroBatch Trainer<Real, ExecSpace>::micro_batch_of(int k, std::int64_t first, i
 template <class Real, class ExecSpace>
 std::vector<double> Trainer<Real, ExecSpace>::batch_stats(std::int64_t first_sample, const std::vector<double>& pooled,
                                                           double pooled_samples, int condition) {
+  const auto t_start = std::chrono::steady_clock::now();
   const int A = tc_.accumulate;
   const int k_lo = condition < 0 ? 0 : condition * A, k_hi = condition < 0 ? tc_.micro_batches() : k_lo + A;
   const int s_lo = loss_set(k_lo), s_hi = loss_set(k_hi - 1) + 1;
@@ -200,6 +203,7 @@ std::vector<double> Trainer<Real, ExecSpace>::batch_stats(std::int64_t first_sam
                                 stats_offset_[static_cast<std::size_t>(st)][q]);
     }
   }
+  t_losses_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   return out;
 }
 
