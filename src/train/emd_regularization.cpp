@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <map>
-#include <numeric>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -41,18 +41,38 @@ class EmdRegularizationLoss final : public Loss {
       by_pair[{s.group_of_type.at(net.node_type_id(p.source[e])), s.group_of_type.at(net.node_type_id(p.target[e]))}]
           .push_back(e);
     for (auto& [key, edges] : by_pair) groups_.push_back(std::move(edges));
+    n_edges_ = p.size();
   }
 
   double value(const LossInputs&) const override { return 0.0; }
   bool recurrent_weight_loss() const override { return true; }
 
-  double add_weight_gradient(const std::vector<double>& w, const std::vector<double>& w0,
-                             std::vector<double>& grad) const override {
-    sort_initial_weights(w0);
+  // Each group's edges as positions in the bound order, still listed in read order (ties keep it).
+  void bind_edge_order(const std::vector<std::int64_t>& read_index) override {
+    if (read_index.size() != n_edges_)
+      throw std::logic_error("EMDWeightRegularization: an edge order of " + std::to_string(read_index.size()) +
+                             " positions for " + std::to_string(n_edges_) + " recurrent edges");
+    std::vector<std::size_t> position(n_edges_);
+    for (std::size_t k = 0; k < n_edges_; ++k) position[static_cast<std::size_t>(read_index[k])] = k;
+    for (auto& g : groups_)
+      for (auto& e : g) e = position[e];
+  }
+
+  void set_initial_weights(const std::vector<double>& w0) override {
+    w0_sorted_.assign(groups_.size(), {});
+    for (std::size_t q = 0; q < groups_.size(); ++q) {
+      for (std::size_t e : groups_[q]) w0_sorted_[q].push_back(w0[e]);
+      std::sort(w0_sorted_[q].begin(), w0_sorted_[q].end());
+    }
+  }
+
+  double add_weight_gradient(const std::vector<double>& w, std::vector<double>& grad) const override {
+    if (w0_sorted_.size() != groups_.size())
+      throw std::logic_error("EMDWeightRegularization: the initial weights were not set");
     const double G = static_cast<double>(groups_.size());
     double total = 0;
     for (std::size_t q = 0; q < groups_.size(); ++q) {
-      const auto& g = groups_[q];  // in read order: tied weights keep it
+      const auto& g = groups_[q];
       const auto& b = w0_sorted_[q];
       values_.resize(g.size());
       for (std::size_t k = 0; k < g.size(); ++k) values_[k] = w[g[k]];
@@ -70,26 +90,10 @@ class EmdRegularizationLoss final : public Loss {
   }
 
  private:
-  // The initial weights of each group, sorted: computed again only when w0 changes (a restored checkpoint).
-  void sort_initial_weights(const std::vector<double>& w0) const {
-    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the values' bits
-    for (double x : w0) {
-      std::uint64_t bits;
-      std::memcpy(&bits, &x, sizeof bits);
-      h = (h ^ bits) * 1099511628211ULL;
-    }
-    if (h == w0_hash_ && w0_sorted_.size() == groups_.size()) return;
-    w0_hash_ = h;
-    w0_sorted_.assign(groups_.size(), {});
-    for (std::size_t q = 0; q < groups_.size(); ++q) {
-      for (std::size_t e : groups_[q]) w0_sorted_[q].push_back(w0[e]);
-      std::sort(w0_sorted_[q].begin(), w0_sorted_[q].end());
-    }
-  }
-  std::vector<std::vector<std::size_t>> groups_;  // edges (recurrent read order) of each non-empty group
-  mutable std::vector<std::vector<double>> w0_sorted_;
-  mutable std::uint64_t w0_hash_ = 0;
-  mutable std::vector<double> values_;  // one group's weights in read order
+  std::vector<std::vector<std::size_t>> groups_;  // each non-empty group's edges (positions), in read order
+  std::size_t n_edges_ = 0;
+  std::vector<std::vector<double>> w0_sorted_;  // each group's initial weights, sorted
+  mutable std::vector<double> values_;          // one group's weights
   mutable std::vector<std::uint32_t> order_;
   mutable ValueOrderScratch scratch_;
 };

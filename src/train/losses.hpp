@@ -113,9 +113,14 @@ class Loss {
   virtual void set_state(const std::vector<double>& s) { (void)s; }
   // The inputs of the loss's condition and the run's seed (a grating's directions).
   virtual void bind_inputs(const std::vector<PreparedInput>& inputs, std::uint32_t seed) { (void)inputs, (void)seed; }
-  virtual double add_weight_gradient(const std::vector<double>& w, const std::vector<double>& w0,
-                                     std::vector<double>& grad) const {
-    (void)w, (void)w0, (void)grad;
+  // Losses of the recurrent weights (recurrent_weight_loss()). Their vectors hold one value per recurrent edge in
+  // the order bound here (read_index[k]: the read-order index of the edge at position k; read order until bound).
+  // The initial weights are set before the first update and again after a restore; add_weight_gradient returns the
+  // loss at weights w and adds its gradient into grad.
+  virtual void bind_edge_order(const std::vector<std::int64_t>& read_index) { (void)read_index; }
+  virtual void set_initial_weights(const std::vector<double>& w0) { (void)w0; }
+  virtual double add_weight_gradient(const std::vector<double>& w, std::vector<double>& grad) const {
+    (void)w, (void)grad;
     return 0.0;
   }
 

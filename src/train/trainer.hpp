@@ -207,6 +207,7 @@ class Trainer {
   std::vector<std::int32_t> host_counts() const;  // [bands][B][N] of the last forward pass
   // the recurrent-weight losses of sets [s_lo, s_hi) (their gradients times `factor`): values per set and loss
   std::vector<std::vector<double>> add_recurrent_weight_losses(int s_lo, int s_hi, double factor, bool once);
+  void set_initial_weights();
   int window_of(int set, std::size_t q) const {
     return windows_.window_of(set_offset_[static_cast<std::size_t>(set)] + q);
   }
@@ -235,6 +236,9 @@ class Trainer {
   std::int64_t cached_forward_ = -1;  // first sample of a forward pass still valid for the backward pass
   std::uint64_t cached_version_ = 0;  // the weight store's version it ran at
   std::int64_t last_forward_sample_ = -1;
+  std::vector<double> weight_host_, weight_grad_host_;  // the recurrent weights and their losses' gradient (stored)
+  bool initial_weights_set_ = false;
+  std::uint64_t initial_version_ = 0;
   double t_losses_ = 0;                // the losses' host work in pooled_counts and batch_stats, for the next gradient
   double t_pooled_forward_ = 0;        // wall time of pooled_counts' forward passes, counted by the next gradient
   int active_condition_ = -1;          // the stimulus condition the simulator holds (-1: the base inputs)

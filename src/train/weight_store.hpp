@@ -85,6 +85,15 @@ class WeightStore {
     for (std::size_t k = 0; k < order.size(); ++k) out[static_cast<std::size_t>(order[k])] = static_cast<double>(h(k));
     return out;
   }
+  // Host copy in the store's own order (no permutation) into out, reusing its memory.
+  void get_stored(int s, Field f, std::vector<double>& out) const {
+    const auto& v = view(s, f);
+    const auto h = compat::mirror_view_and_copy(space_, v);
+    out.resize(v.extent(0));
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(h(k));
+  }
+  // Changes when the initial weights are set (a restore).
+  std::uint64_t initial_version() const { return initial_version_; }
   void set(int s, Field f, const std::vector<double>& values) {
     const auto& v = view(s, f);
     const auto& order = *order_[static_cast<std::size_t>(s)];
@@ -97,24 +106,25 @@ class WeightStore {
     Kokkos::deep_copy(space_, v, h);
     space_.fence();
     ++version_;
+    if (f == Field::InitialWeight) ++initial_version_;
   }
 
   // ---- gradients ----
-  // Adds host values (read order) into surface s's gradient; fenced.
-  void add_gradient(int s, const std::vector<double>& values) {
+  // Adds host values in the store's own order (get_stored) into surface s's gradient; fenced.
+  void add_gradient_stored(int s, const std::vector<double>& values) {
     auto& g = surfaces_[static_cast<std::size_t>(s)].grad;
-    const auto& order = *order_[static_cast<std::size_t>(s)];
-    if (g.extent(0) != values.size() || values.size() != order.size())
+    if (g.extent(0) != values.size())
       throw std::runtime_error("surface " + (*this)[s].name + ": " + std::to_string(values.size()) +
                                " gradient values for " + std::to_string(g.extent(0)) + " trainable edges");
     auto h = Kokkos::create_mirror_view(g);
     Kokkos::deep_copy(space_, h, g);
     space_.fence();
-    for (std::size_t k = 0; k < order.size(); ++k)
-      h(k) += static_cast<Real>(values[static_cast<std::size_t>(order[k])]);
+    for (std::size_t k = 0; k < values.size(); ++k) h(k) += static_cast<Real>(values[k]);
     Kokkos::deep_copy(space_, g, h);
     space_.fence();
   }
+  // Stored position -> read-order index of surface s's edges.
+  const std::vector<std::int64_t>& read_index(int s) const { return *order_[static_cast<std::size_t>(s)]; }
   // Launched on the store's instance, not fenced.
   void zero_gradients() {
     for (auto& s : surfaces_)
@@ -260,6 +270,7 @@ class WeightStore {
   std::vector<const std::vector<std::int64_t>*> order_;  // the simulator's read order of each edge set
   std::int64_t n_trainable_ = 0;
   std::uint64_t version_ = 0;
+  std::uint64_t initial_version_ = 0;
   Values empty_;
   Kokkos::View<float*, MemSpace> packed_;
   typename Kokkos::View<float*, MemSpace>::HostMirror packed_host_;

@@ -70,6 +70,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
     }
     stats_begin_.push_back(stats_begin_.back() + off);
   }
+  set_initial_weights();  // the weight losses' set-up (EMD sorts the initial weights) before the first update
   BpttSettings st;
   st.batch = B_;
   st.window_steps = T_;

@@ -22,19 +22,37 @@ std::vector<std::vector<double>> Trainer<Real, ExecSpace>::add_recurrent_weight_
     for (const auto& l : losses_[static_cast<std::size_t>(s)]) any = any || l->recurrent_weight_loss();
   }
   if (!any) return terms;
-  using F = typename Store::Field;
-  const std::vector<double> w = store_->get(0, F::Weight), w0 = store_->get(0, F::InitialWeight);
-  std::vector<double> g(w.size(), 0.0);
+  set_initial_weights();
+  store_->get_stored(0, Store::Field::Weight, weight_host_);
+  auto& g = weight_grad_host_;
+  g.assign(weight_host_.size(), 0.0);
   for (int s = s_lo; s < s_hi; ++s) {
     const auto& set = losses_[static_cast<std::size_t>(s)];
     for (std::size_t q = 0; q < set.size(); ++q)
       if (set[q]->recurrent_weight_loss())
-        terms[static_cast<std::size_t>(s - s_lo)][q] = set[q]->add_weight_gradient(w, w0, g);
+        terms[static_cast<std::size_t>(s - s_lo)][q] = set[q]->add_weight_gradient(weight_host_, g);
   }
   if (factor != 1.0)
     for (double& x : g) x *= factor;
-  store_->add_gradient(0, g);
+  store_->add_gradient_stored(0, g);
   return terms;
+}
+
+// The recurrent-weight losses' edge order and initial weights (the store's order): bound once, the weights given
+// again when the store's initial weights change (a restore).
+template <class Real, class ExecSpace>
+void Trainer<Real, ExecSpace>::set_initial_weights() {
+  if (initial_weights_set_ && store_->initial_version() == initial_version_) return;
+  std::vector<double> w0;
+  for (const auto& set : losses_)
+    for (const auto& l : set)
+      if (l->recurrent_weight_loss()) {
+        if (w0.empty()) store_->get_stored(0, Store::Field::InitialWeight, w0);
+        if (!initial_weights_set_) l->bind_edge_order(store_->read_index(0));
+        l->set_initial_weights(w0);
+      }
+  initial_weights_set_ = true;
+  initial_version_ = store_->initial_version();
 }
 
 template <class Real, class ExecSpace>
