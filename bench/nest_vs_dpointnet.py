@@ -15,10 +15,9 @@ Per size and dt, REPEATS rounds, each in the order NEST, dpointnet with each of 
 OMP_PROC_BIND=false); medians. Every run's set of (node id, spike step) must equal the first NEST run's: any
 difference stops the script (exit 1) with the first differences listed.
 Times: NEST read = bmtk_network reading the files in Python (once per size); load = ResetKernel to the last Connect;
-Prepare, Run, Cleanup timed apart, Simulate = their sum. dpointnet reports only its run (the `done: ... s` line:
-the step loop, spike recording included); load (reading the files and preparing the inputs) and build (the
-simulator's set-up; the spike file's write included) are the gaps between its log lines' millisecond timestamps;
-process = the whole command's wall time (Kokkos start-up and exit included).
+Prepare, Run, Cleanup timed apart, Simulate = their sum. dpointnet's own `phases:` log line: load (reading the files and
+preparing the inputs), build (the simulator's set-up and reset), run (the step loop, spike recording included) and
+the steps per min-delay window; process = the whole command's wall time (Kokkos start-up and exit included).
 """
 import argparse
 import datetime
@@ -145,29 +144,16 @@ STAMP = re.compile(r'^\[(\d\d):(\d\d):(\d\d)\.(\d\d\d)\] \[\w+\] (.*)$')
 
 
 def log_phases(text):
-    """load, build (from the log lines' timestamps), run (dpointnet's own), threads, spikes of a simulate log."""
-    at, last = {}, None
-    lines = []
-    for ln in text.splitlines():
-        m = STAMP.match(ln)
-        if not m:
-            continue
-        s = int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3]) + int(m[4]) / 1000.0
-        if last is not None and s < last:  # past midnight
-            s += 86400.0
-        last = s
-        lines.append((s, m[5]))
-    for s, msg in lines:
-        for key, pat in (('start', ' simulate '), ('network', 'network: '), ('running', 'running '),
-                         ('done', 'done: '), ('kokkos', 'Kokkos ')):
-            if pat in msg and key not in at:
-                at[key] = (s, msg)
-    if len(at) < 5:
+    """load, build, run (dpointnet's `phases:` line), threads, window, spikes of a simulate log."""
+    msgs = [m[5] for m in map(STAMP.match, text.splitlines()) if m]
+    find = lambda pat: next((x for x in msgs if x.startswith(pat)), None)
+    done, phases, kokkos = find('done: '), find('phases: '), find('Kokkos ')
+    if not (done and phases and kokkos):
         raise ValueError('unexpected simulate log:\n' + text[-3000:])
-    done = re.search(r'done: (\d+) spikes, .* ([0-9.]+) s$', at['done'][1])
-    run = float(done[2])
-    return {'load': at['network'][0] - at['start'][0], 'build': at['done'][0] - at['running'][0] - run,
-            'run': run, 'threads': int(re.search(r'\((\d+) threads', at['kokkos'][1])[1]), 'spikes': int(done[1])}
+    ph = re.search(r'load ([0-9.]+) s, build ([0-9.]+) s, run ([0-9.]+) s \((\d+) steps per window\)', phases)
+    return {'load': float(ph[1]), 'build': float(ph[2]), 'run': float(ph[3]), 'window': int(ph[4]),
+            'threads': int(re.search(r'\((\d+) threads', kokkos)[1]),
+            'spikes': int(re.search(r'done: (\d+) spikes', done)[1])}
 
 
 def dpointnet_run(binary, cfg, out, dt, threads):
@@ -268,7 +254,7 @@ def main():
 
 def print_tables(rows, threads, a):
     print('\nMedians of %d alternated rounds; %g ms simulated; spikes identical (node id, step) in every run. '
-          'NEST Simulate = Prepare + Run + Cleanup; dpointnet = its run as its log gives it (to 10 ms).\n'
+          'NEST Simulate = Prepare + Run + Cleanup; dpointnet = its run (the step loop) from its phases line.\n'
           % (a.repeats, a.tstop))
     head = ['neurons', 'edges', 'dt (ms)', 'spikes', 'NEST Simulate (s)']
     head += ['dpointnet %d thread%s (s)' % (th, '' if th == 1 else 's') for th in threads]
@@ -280,7 +266,7 @@ def print_tables(rows, threads, a):
         cells += [', '.join('%.3gx' % (nt['simulate'] / dp[th]['run']) for th in threads)]
         print('| ' + ' | '.join(cells) + ' |')
     print('\nPhases (s): NEST read = the SONATA files read in Python (once per size), load = Create + Connect; '
-          'dpointnet load / build from its log lines, process = the whole command.\n')
+          'dpointnet load / build / run from its phases line, process = the whole command.\n')
     head = ['neurons', 'dt (ms)', 'NEST read', 'NEST load', 'NEST Prepare', 'NEST Run']
     for th in threads:
         head += ['dpointnet %dT load' % th, '%dT build' % th, '%dT run' % th, '%dT process' % th]

@@ -65,6 +65,7 @@ set(DP_SOURCES_DEVICE
   src/app/rate_record.cpp
   src/app/run_record.cpp
   src/app/simulate_run.cpp
+  src/app/thread_check.cpp
   src/app/visual_outputs.cpp
   src/app/train_checks.cpp
   src/app/train_run.cpp

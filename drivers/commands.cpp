@@ -5,6 +5,7 @@
 
 #include "dpointnet/app/plan_run.hpp"
 #include "dpointnet/app/simulate_run.hpp"
+#include "dpointnet/app/thread_check.hpp"
 #include "dpointnet/app/train_run.hpp"
 #include "dpointnet/generator/network_generator.hpp"
 #include "dpointnet/util/kokkos_compat.hpp"
@@ -85,6 +86,7 @@ void register_commands(CLI::App& app, Commands& cmds) {
   info->callback([&cmds] {
     cmds.action = [] {
       fmt::print("{}\n", version_text(compat::concurrency()));
+      warn_if_oversubscribed();
       return 0;
     };
   });

@@ -1,12 +1,14 @@
 #include "dpointnet/app/simulate_run.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "dpointnet/app/output_dir.hpp"
 #include "dpointnet/app/recorded_spikes.hpp"
+#include "dpointnet/app/thread_check.hpp"
 #include "dpointnet/app/visual_outputs.hpp"
 #include "dpointnet/config/simulation_config.hpp"
 #include "dpointnet/inputs/input_schedule.hpp"
@@ -31,6 +33,19 @@ std::string per_sample_path(const std::string& file, int b, int batch) {
 
 namespace {
 
+// DPOINTNET_STEP_WINDOW: unset or empty -> 0 (the network's smallest delay); a positive integer caps the window
+// (1: step by step, the reference the window must equal bitwise). Anything else is refused.
+int step_window_override() {
+  const char* v = std::getenv("DPOINTNET_STEP_WINDOW");
+  if (v == nullptr || *v == '\0') return 0;
+  char* end = nullptr;
+  const long w = std::strtol(v, &end, 10);
+  if (*end != '\0' || w < 1 || w > 1000000)
+    throw InputError("DPOINTNET_STEP_WINDOW", "environment", "DPOINTNET_STEP_WINDOW",
+                     std::string("must be a positive integer (1: step by step), not '") + v + "'");
+  return static_cast<int>(w);
+}
+
 struct ReportPlan {
   VoltageReport rep;
   std::vector<std::int64_t> neurons;  // global indices
@@ -54,23 +69,28 @@ struct Progress {
 template <class Real>
 SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, const std::vector<PreparedInput>& inputs,
                               int batch, const std::vector<ReportPlan>& reports,
-                              const std::vector<CurrentPulse>& pulses, bool progress) {
+                              const std::vector<CurrentPulse>& pulses, bool progress, int max_window) {
   SimOptions opt;
   opt.batch_size = batch;
   opt.n_steps = cfg.n_steps;
   opt.seed = cfg.seed;
   opt.record_v = !reports.empty();
   opt.record_inputs = !cfg.input_spikes_file.empty();
+  opt.max_window = max_window;
+  const auto t_build = std::chrono::steady_clock::now();
   Simulator<Real> sim(Kokkos::DefaultExecutionSpace(), net, inputs, opt);
   sim.set_current_pulses(pulses);
   sim.reset();
+  Kokkos::fence();
   // spikes per sample and population
   std::vector<std::map<std::string, SpikeTrains>> spikes(static_cast<std::size_t>(batch), empty_spike_trains(net));
   std::vector<std::vector<float>> vtrace(reports.size() * static_cast<std::size_t>(batch));
   std::vector<std::map<std::string, SpikeTrains>> input_spikes(static_cast<std::size_t>(batch));
   Progress prog;
   SimulateSummary sum;
+  sum.window = sim.window();
   auto t0 = std::chrono::steady_clock::now();
+  sum.build_s = std::chrono::duration<double>(t0 - t_build).count();
   sim.run(cfg.n_steps, [&](const RecordedChunk& c) {
     for (int k = 0; k < c.n_steps; ++k) {
       for (int b = 0; b < batch; ++b) {
@@ -88,7 +108,8 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
     }
     if (progress) prog.update(c.first_step + c.n_steps, cfg.n_steps, batch, c.first_step + c.n_steps == cfg.n_steps);
   });
-  sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto t_run_end = std::chrono::steady_clock::now();
+  sum.wall_s = std::chrono::duration<double>(t_run_end - t0).count();
   sum.mean_rate_hz = sum.n_spikes / (static_cast<double>(batch) * net.n_neurons * cfg.tstop / 1000.0);
 
   auto write_atomic = [&](const std::string& path, const std::function<void(const std::string&)>& writer) {
@@ -166,12 +187,15 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
       log::get()->info("wrote {}", path);
     }
   }
+  sum.write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_run_end).count();
   return sum;
 }
 
 }  // namespace
 
 SimulateSummary run_simulate(const SimulateCommand& cmd) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const int max_window = step_window_override();
   SimulationConfig cfg = SimulationConfig::load(cmd.config);
   if (cmd.batch_size > 0) cfg.batch_size = cmd.batch_size;
   if (cmd.precision == "float64") cfg.double_precision = true;
@@ -181,6 +205,7 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   lg->info("dpointnet {} simulate {}", DPOINTNET_VERSION, cfg.path);
   lg->info("Kokkos {} on {} ({} threads/concurrency), precision {}", compat::kokkos_version_string(),
            Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
+  warn_if_oversubscribed();
   lg->info("dynamics: {} (run.dynamics)", dynamics_name(cfg.dynamics));
   if (cfg.distribution.present)
     throw InputError(cfg.path, "run", "distribution",
@@ -246,11 +271,16 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
     std::ofstream rj(resolved_path);
     rj << cfg.resolved.dump(2) << "\n";
   }
+  const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   lg->info("running {} steps of {} ms, batch {}", cfg.n_steps, cfg.dt, cfg.batch_size);
-  SimulateSummary s = cfg.double_precision
-                          ? simulate_impl<double>(cfg, net, inputs, cfg.batch_size, reports, pulses, cmd.progress)
-                          : simulate_impl<float>(cfg, net, inputs, cfg.batch_size, reports, pulses, cmd.progress);
+  SimulateSummary s =
+      cfg.double_precision
+          ? simulate_impl<double>(cfg, net, inputs, cfg.batch_size, reports, pulses, cmd.progress, max_window)
+          : simulate_impl<float>(cfg, net, inputs, cfg.batch_size, reports, pulses, cmd.progress, max_window);
+  s.load_s = load_s;
   lg->info("done: {} spikes, mean rate {:.3f} Hz, {:.2f} s", s.n_spikes, s.mean_rate_hz, s.wall_s);
+  lg->info("phases: load {:.4f} s, build {:.4f} s, run {:.4f} s ({} steps per window), write {:.4f} s", s.load_s,
+           s.build_s, s.wall_s, s.window, s.write_s);
   return s;
 }
 

@@ -15,7 +15,10 @@ struct SimulateCommand {
 struct SimulateSummary {
   std::int64_t n_spikes = 0;
   double mean_rate_hz = 0;
-  double wall_s = 0;
+  double wall_s = 0;  // the simulation loop (run)
+  // wall time of reading the network and inputs, building the simulator (device set-up, reset), writing outputs
+  double load_s = 0, build_s = 0, write_s = 0;
+  int window = 1;  // steps per min-delay window
 };
 
 // Everything is validated (config, network, inputs, outputs that would be overwritten) before the first output

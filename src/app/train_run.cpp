@@ -14,6 +14,7 @@
 #include "dpointnet/app/prepare_run.hpp"
 #include "dpointnet/app/rate_record.hpp"
 #include "dpointnet/app/run_record.hpp"
+#include "dpointnet/app/thread_check.hpp"
 #include "dpointnet/app/train_checks.hpp"
 #include "dpointnet/app/visual_outputs.hpp"
 #include "dpointnet/config/simulation_config.hpp"
@@ -259,6 +260,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   lg->info("dpointnet {} train {}", DPOINTNET_VERSION, cfg.path);
   lg->info("Kokkos {} on {} ({} threads), precision {}", compat::kokkos_version_string(),
            Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
+  warn_if_oversubscribed();
   lg->info("dynamics: {} (run.dynamics)", dynamics_name(cfg.dynamics));
   Network net = build_network(cfg);
   TrainConfig tc = TrainConfig::parse(cfg, net);

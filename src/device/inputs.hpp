@@ -11,7 +11,9 @@
 
 namespace dpointnet::device {
 
-// Spike file: the same counts for every sample, stored per step as (source, count) lists.
+// Spike file: the same counts for every sample, stored per step as (source, count) lists. One launch writes the
+// spikes of steps t, ..., t + n_steps - 1 (item: a spike of those steps x a sample), step t + w into ring slot
+// (slot + w) mod D.
 template <class ExecSpace>
 struct StampedSpikesFunctor {
   using MemSpace = typename ExecSpace::memory_space;
@@ -21,10 +23,19 @@ struct StampedSpikesFunctor {
   CountRing<MemSpace> ring;
   std::int64_t t;
   int slot, batch;
+  int n_steps = 1;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
     const std::int64_t e = step_offsets(t) + idx / batch;
     const int b = static_cast<int>(idx % batch);
-    ring(slot, b, source(e)) = count(e);
+    int lo = 0, hi = n_steps - 1;  // the spike's step t + lo: the last with step_offsets(t + lo) <= e
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (step_offsets(t + mid) <= e)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    ring(static_cast<int>((slot + lo) % static_cast<int>(ring.extent(0))), b, source(e)) = count(e);
   }
 };
 

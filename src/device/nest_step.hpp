@@ -7,29 +7,44 @@
 #include <cstdint>
 
 #include "dpointnet/device/fixed_point.hpp"
+#include "dpointnet/device/kernel_shape_choice.hpp"
 #include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
 
+// Two shapes of the same per-(sample, neuron) arithmetic, as the discrete step's (neuron_step.hpp): devices one
+// work item per (b, i); hosts one per (b, block of kBlock neurons), each stage a vector loop over the block, the
+// iaf and GLIF updates both computed where the block has both and the neuron's own selected (the same operations
+// in the same order: the same values).
 template <class Real, class ExecSpace>
 struct NestStepFunctor {
   using MemSpace = typename ExecSpace::memory_space;
+  struct PerBlock {};
+  static constexpr int kBlock = 256;
   NeuronConstants<Real, MemSpace> k;
   NestConstants<Real, MemSpace> nk;
   NeuronState<Real, MemSpace> s;
-  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point synaptic drive [B][R][N]
+  // fixed-point synaptic drive [n_steps B][R][N]: rows [w B, (w + 1) B) for step w of the launch
+  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;
   SpikeRing<MemSpace> ring;
-  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_out;  // optional [B][N] copy of v' (may be empty)
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_out;  // optional [n_steps B][N] copy of v' (may be empty)
   // for training (may be empty): V before the reset (what the threshold and the losses see) and the gate as a
   // refractory flag, 0 if the step integrated, 1 if V was held ([B][N] each)
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_pre;
   Kokkos::View<std::int16_t**, Kokkos::LayoutRight, MemSpace> held;
   Real h;  // NEST's step in ms (MS_PER_TIC * TICS_PER_STEP)
   int n, slot_now;
+  int n_steps = 1;  // steps per launch (a min-delay window): step w writes ring slot (slot_now + w) mod D
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
     const int b = static_cast<int>(idx / n);
     const int i = static_cast<int>(idx % n);
+    for (int w = 0; w < n_steps; ++w) one(b, i, w);
+  }
+
+  KOKKOS_INLINE_FUNCTION void one(const int b, const int i, const int w) const {
+    const int ub = w * static_cast<int>(s.v.extent(0)) + b;
     const int R = static_cast<int>(s.psc.extent(1));
     int r = static_cast<int>(s.r(b, i));
     Real v = s.v(b, i);
@@ -71,18 +86,134 @@ struct NestStepFunctor {
       const Real sd = k.syn_decay(c, i);
       s.psc(b, c, i) = h * sd * rise + sd * s.psc(b, c, i);
       const int dc = drive_channel(c, k.n_receptors(i));
-      s.psc_rise(b, c, i) = sd * rise + k.psc_initial(c, i) * static_cast<Real>(from_fixed(u(b, dc, i)));
+      s.psc_rise(b, c, i) = sd * rise + k.psc_initial(c, i) * static_cast<Real>(from_fixed(u(ub, dc, i)));
     }
     s.v(b, i) = v;
     s.r(b, i) = static_cast<std::int16_t>(r);
-    ring(slot_now, b, i) = z;
-    if (v_out.extent(0) > 0) v_out(b, i) = v;
+    ring(static_cast<int>((slot_now + w) % static_cast<int>(ring.extent(0))), b, i) = z;
+    if (v_out.extent(0) > 0) v_out(ub, i) = v;
     if (held.extent(0) > 0) held(b, i) = open ? 0 : 1;
+  }
+
+  // Host shape: sample b, neurons [i0, i0 + kBlock), every step of the launch in turn.
+  void operator()(PerBlock, const std::int64_t idx) const {
+    const std::int64_t nblk = (n + kBlock - 1) / kBlock;
+    const int b = static_cast<int>(idx / nblk);
+    const int i0 = static_cast<int>(idx % nblk) * kBlock;
+    for (int w = 0; w < n_steps; ++w) block(b, i0, w);
+  }
+
+  void block(const int b, const int i0, const int w) const {
+    const int m = n - i0 < kBlock ? n - i0 : kBlock;
+    const int R = static_cast<int>(s.psc.extent(1));
+    const int ub = w * static_cast<int>(s.v.extent(0)) + b;
+    Real* KOKKOS_RESTRICT V = &s.v(b, i0);
+    std::int16_t* KOKKOS_RESTRICT rr = &s.r(b, i0);
+    const std::uint8_t* KOKKOS_RESTRICT iaf = &nk.iaf(i0);
+    const Real* KOKKOS_RESTRICT dec = &k.decay(i0);
+    const Real* KOKKOS_RESTRICT cf = &k.current_factor(i0);
+    bool any_iaf = false, any_glif = false;
+    for (int q = 0; q < m; ++q) any_iaf = any_iaf || iaf[q], any_glif = any_glif || !iaf[q];
+    Real vi[kBlock], vg[kBlock], vn[kBlock];
+    std::uint8_t zo[kBlock], open[kBlock];
+    for (int q = 0; q < m; ++q) open[q] = rr[q] == 0;
+    if (any_iaf) {  // iaf_psc_alpha.cpp l.314-318, left to right
+      const Real* KOKKOS_RESTRICT ie = &nk.i_e(i0);
+      for (int q = 0; q < m; ++q) vi[q] = cf[q] * ie[q];
+      for (int c = 0; c < R; ++c) {
+        const Real *KOKKOS_RESTRICT p31 = &nk.p31(c, i0), *KOKKOS_RESTRICT p32 = &nk.p32(c, i0);
+        const Real *KOKKOS_RESTRICT rise = &s.psc_rise(b, c, i0), *KOKKOS_RESTRICT psc = &s.psc(b, c, i0);
+        for (int q = 0; q < m; ++q) {
+          vi[q] += p31[q] * rise[q];
+          vi[q] += p32[q] * psc[q];
+        }
+      }
+      const Real* KOKKOS_RESTRICT vmin = &nk.v_min(i0);
+      for (int q = 0; q < m; ++q) {
+        Real x = vi[q] + dec[q] * V[q];
+        x = x + V[q];
+        vi[q] = x < vmin[q] ? vmin[q] : x;
+      }
+    }
+    if (any_glif) {  // glif_psc.cpp l.497-531: the ASC's step mean from its start value, then its decay
+      Real S[kBlock];
+      for (int q = 0; q < m; ++q) S[q] = 0;
+      for (int a = 0; a < kNumAsc; ++a) {
+        Real* KOKKOS_RESTRICT A = &s.asc(b, a, i0);
+        const Real *KOKKOS_RESTRICT st = &nk.asc_stable(a, i0), *KOKKOS_RESTRICT ad = &k.asc_decay(a, i0);
+        for (int q = 0; q < m; ++q) {
+          S[q] += st[q] * A[q];
+          if (open[q] && !iaf[q]) A[q] = A[q] * ad[q];
+        }
+      }
+      for (int q = 0; q < m; ++q) vg[q] = V[q] * dec[q] + S[q] * cf[q];
+      for (int c = 0; c < R; ++c) {
+        const Real *KOKKOS_RESTRICT p31 = &nk.p31(c, i0), *KOKKOS_RESTRICT p32 = &nk.p32(c, i0);
+        const Real *KOKKOS_RESTRICT rise = &s.psc_rise(b, c, i0), *KOKKOS_RESTRICT psc = &s.psc(b, c, i0);
+        for (int q = 0; q < m; ++q) vg[q] += p31[q] * rise[q] + p32[q] * psc[q];
+      }
+    }
+    for (int q = 0; q < m; ++q) {
+      const bool z = open[q] && (iaf[q] ? vi[q] >= Real(1) : vg[q] > Real(1));
+      vn[q] = open[q] ? (iaf[q] ? vi[q] : vg[q]) : V[q];
+      zo[q] = z ? 1 : 0;
+    }
+    if (v_pre.extent(0) > 0)
+      for (int q = 0; q < m; ++q) v_pre(b, i0 + q) = vn[q];
+    const Real* KOKKOS_RESTRICT vr = &k.v_reset(i0);
+    const int* KOKKOS_RESTRICT tr = &k.t_ref_steps(i0);
+    for (int q = 0; q < m; ++q) {  // refractory count (an open step spikes or not; a held one counts down), reset
+      rr[q] = static_cast<std::int16_t>(zo[q] ? tr[q] : (open[q] ? 0 : rr[q] - 1));
+      if (zo[q]) vn[q] = vr[q];
+    }
+    for (int a = 0; a < kNumAsc; ++a) {  // the ASC jump of a spike (iaf's amps are 0)
+      Real* KOKKOS_RESTRICT A = &s.asc(b, a, i0);
+      const Real *KOKKOS_RESTRICT aa = &k.asc_amps(a, i0), *KOKKOS_RESTRICT ar = &nk.asc_refr(a, i0);
+      for (int q = 0; q < m; ++q)
+        if (zo[q]) A[q] = aa[q] + A[q] * ar[q];
+    }
+    for (int c = 0; c < R; ++c) {  // always (glif_psc.cpp l.582-590): y2 first from the old y1
+      Real *KOKKOS_RESTRICT rise = &s.psc_rise(b, c, i0), *KOKKOS_RESTRICT psc = &s.psc(b, c, i0);
+      const Real *KOKKOS_RESTRICT sd = &k.syn_decay(c, i0), *KOKKOS_RESTRICT pi = &k.psc_initial(c, i0);
+      if (!k.any_slow) {
+        Real drive[kBlock];
+        from_fixed_block(&u(ub, c, i0), m, drive);
+        for (int q = 0; q < m; ++q) {
+          const Real r0 = rise[q];
+          psc[q] = h * sd[q] * r0 + sd[q] * psc[q];
+          rise[q] = sd[q] * r0 + pi[q] * drive[q];
+        }
+      } else {
+        const int* KOKKOS_RESTRICT nr = &k.n_receptors(i0);
+        for (int q = 0; q < m; ++q) {
+          const Real r0 = rise[q];
+          psc[q] = h * sd[q] * r0 + sd[q] * psc[q];
+          rise[q] = sd[q] * r0 + pi[q] * static_cast<Real>(from_fixed(u(ub, drive_channel(c, nr[q]), i0 + q)));
+        }
+      }
+    }
+    std::uint8_t* zout = &ring(static_cast<int>((slot_now + w) % static_cast<int>(ring.extent(0))), b, i0);
+    for (int q = 0; q < m; ++q) V[q] = vn[q];
+    for (int q = 0; q < m; ++q) zout[q] = zo[q];
+    if (v_out.extent(0) > 0)
+      for (int q = 0; q < m; ++q) v_out(ub, i0 + q) = vn[q];
+    if (held.extent(0) > 0)
+      for (int q = 0; q < m; ++q) held(b, i0 + q) = open[q] ? 0 : 1;
   }
 };
 
 template <class Real, class ExecSpace>
-void nest_step(const ExecSpace& space, const NestStepFunctor<Real, ExecSpace>& f, int B) {
+void nest_step(const ExecSpace& space, const NestStepFunctor<Real, ExecSpace>& f, int B,
+               KernelShape shape = KernelShape::Auto) {
+  using F = NestStepFunctor<Real, ExecSpace>;
+  if constexpr (compat::host_execution<ExecSpace>) {
+    if (host_shape<ExecSpace>(shape)) {
+      const std::int64_t nblk = (f.n + F::kBlock - 1) / F::kBlock;
+      Kokkos::parallel_for("dpointnet::nest_neuron_step",
+                           Kokkos::RangePolicy<ExecSpace, typename F::PerBlock>(space, 0, std::int64_t(B) * nblk), f);
+      return;
+    }
+  }
   Kokkos::parallel_for("dpointnet::nest_neuron_step", Kokkos::RangePolicy<ExecSpace>(space, 0, std::int64_t(B) * f.n),
                        f);
 }

@@ -16,6 +16,9 @@ namespace dpointnet::device {
 // so do channels without inputs (NeuronConstants::live), which devices skip per neuron and hosts per block of
 // neurons: adding a channel that is zero changes no sum, so both shapes compute the same values in the same order.
 // A slow channel (c >= n_receptors(i), glif_psc_double_alpha) takes the drive of channel c - n_receptors(i).
+// n_steps > 1 advances every neuron n_steps steps in one launch (a min-delay window, sim/simulator.hpp): step w
+// reads the drive rows [w B, (w + 1) B) of u, writes ring slot (slot_now + w) mod D and v_out rows [w B, (w + 1) B);
+// its neuron's own spike of the step before is the slot it wrote at w - 1.
 template <class Real, class ExecSpace>
 struct NeuronStepFunctor {
   using MemSpace = typename ExecSpace::memory_space;
@@ -23,18 +26,30 @@ struct NeuronStepFunctor {
   static constexpr int kBlock = 256;
   NeuronConstants<Real, MemSpace> k;
   NeuronState<Real, MemSpace> s;
-  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point synaptic drive [B][R][N]
+  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u;  // fixed-point synaptic drive [n_steps B][R][N]
   SpikeRing<MemSpace> ring;
-  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_out;  // optional [B][N] copy of v' (may be empty)
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_out;  // optional [n_steps B][N] copy of v' (may be empty)
   Kokkos::View<Real*, MemSpace> i_ext;  // normalized external (clamp) current per neuron, same for all samples
   Real dt;
   int n, slot_prev, slot_now;
   bool have_prev;
+  int n_steps = 1;
+
+  // Step w of the launch: its ring slots and whether the step before it exists.
+  KOKKOS_INLINE_FUNCTION int slot_of(const int w) const {
+    return static_cast<int>((slot_now + w) % static_cast<int>(ring.extent(0)));
+  }
+  KOKKOS_INLINE_FUNCTION int prev_slot_of(const int w) const { return w == 0 ? slot_prev : slot_of(w - 1); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
     const int b = static_cast<int>(idx / n);
     const int i = static_cast<int>(idx % n);
-    const Real zp = have_prev ? static_cast<Real>(ring(slot_prev, b, i)) : Real(0);
+    for (int w = 0; w < n_steps; ++w) one(b, i, w);
+  }
+
+  KOKKOS_INLINE_FUNCTION void one(const int b, const int i, const int w) const {
+    const int B = static_cast<int>(s.v.extent(0)), ub = w * B + b;
+    const Real zp = (have_prev || w > 0) ? static_cast<Real>(ring(prev_slot_of(w), b, i)) : Real(0);
     Real psum = 0;
     const int R = static_cast<int>(s.psc.extent(1));
     for (int c = 0; c < R; ++c) {
@@ -44,7 +59,7 @@ struct NeuronStepFunctor {
       const Real sd = k.syn_decay(c, i);
       psum += p;
       const int dc = drive_channel(c, k.n_receptors(i));
-      s.psc_rise(b, c, i) = sd * rise + k.psc_initial(c, i) * static_cast<Real>(from_fixed(u(b, dc, i)));
+      s.psc_rise(b, c, i) = sd * rise + k.psc_initial(c, i) * static_cast<Real>(from_fixed(u(ub, dc, i)));
       s.psc(b, c, i) = sd * p + dt * sd * rise;
     }
     Real asum = 0;
@@ -60,23 +75,30 @@ struct NeuronStepFunctor {
     const std::uint8_t z = (vn > Real(1) && rn == 0) ? 1 : 0;
     s.v(b, i) = vn;
     s.r(b, i) = static_cast<std::int16_t>(rn);
-    ring(slot_now, b, i) = z;
-    if (v_out.extent(0) > 0) v_out(b, i) = vn;
+    ring(slot_of(w), b, i) = z;
+    if (v_out.extent(0) > 0) v_out(ub, i) = vn;
   }
 
-  // Host shape: sample b, neurons [i0, i0 + kBlock) of it, stage by stage over the block.
+  // Host shape: sample b, neurons [i0, i0 + kBlock) of it, stage by stage over the block (each step of the launch
+  // in turn: the block's state stays in cache).
   void operator()(PerBlock, const std::int64_t idx) const {
     const std::int64_t nblk = (n + kBlock - 1) / kBlock;
     const int b = static_cast<int>(idx / nblk);
     const int i0 = static_cast<int>(idx % nblk) * kBlock;
+    for (int w = 0; w < n_steps; ++w) block(b, i0, w);
+  }
+
+  void block(const int b, const int i0, const int w) const {
     const int m = n - i0 < kBlock ? n - i0 : kBlock;
+    const int ub = w * static_cast<int>(s.v.extent(0)) + b;
+    const bool have_prev_w = have_prev || w > 0;
     const int R = static_cast<int>(s.psc.extent(1));
     Real cur[kBlock], zp[kBlock], drive[kBlock];
     int zi[kBlock];  // zp as integers: the refractory update without a float -> int conversion, which kept the
                      // last stage scalar on AVX2 (bench/README.md)
     // zin and zout are the same slot when D == 1 (not restrict): zp is copied out before zout is written
-    const std::uint8_t* zin = have_prev ? &ring(slot_prev, b, i0) : nullptr;
-    for (int q = 0; q < m; ++q) zi[q] = have_prev ? static_cast<int>(zin[q]) : 0;
+    const std::uint8_t* zin = have_prev_w ? &ring(prev_slot_of(w), b, i0) : nullptr;
+    for (int q = 0; q < m; ++q) zi[q] = have_prev_w ? static_cast<int>(zin[q]) : 0;
     for (int q = 0; q < m; ++q) zp[q] = static_cast<Real>(zi[q]);
     for (int q = 0; q < m; ++q) cur[q] = 0;
     static_assert(kBlock == NeuronConstants<Real, MemSpace>::kLiveBlock, "block masks of the host shape");
@@ -88,7 +110,7 @@ struct NeuronStepFunctor {
       const Real* KOKKOS_RESTRICT pi = &k.psc_initial(c, i0);
       const Real step = dt;
       if (!k.any_slow) {
-        from_fixed_block(&u(b, c, i0), m, drive);
+        from_fixed_block(&u(ub, c, i0), m, drive);
         for (int q = 0; q < m; ++q) {
           const Real r0 = rise[q], p0 = p[q];
           cur[q] += p0;
@@ -100,7 +122,7 @@ struct NeuronStepFunctor {
         for (int q = 0; q < m; ++q) {
           const Real r0 = rise[q], p0 = p[q];
           cur[q] += p0;
-          rise[q] = sd[q] * r0 + pi[q] * static_cast<Real>(from_fixed(u(b, drive_channel(c, nr[q]), i0 + q)));
+          rise[q] = sd[q] * r0 + pi[q] * static_cast<Real>(from_fixed(u(ub, drive_channel(c, nr[q]), i0 + q)));
           p[q] = sd[q] * p0 + step * sd[q] * r0;
         }
       }
@@ -119,7 +141,7 @@ struct NeuronStepFunctor {
     }
     Real* KOKKOS_RESTRICT v = &s.v(b, i0);
     std::int16_t* KOKKOS_RESTRICT r = &s.r(b, i0);
-    std::uint8_t* zout = &ring(slot_now, b, i0);
+    std::uint8_t* zout = &ring(slot_of(w), b, i0);
     const Real* KOKKOS_RESTRICT ie = &i_ext(i0);
     const Real* KOKKOS_RESTRICT dec = &k.decay(i0);
     const Real* KOKKOS_RESTRICT cf = &k.current_factor(i0);
@@ -138,7 +160,7 @@ struct NeuronStepFunctor {
     }
     for (int q = 0; q < m; ++q) zout[q] = zo[q];
     if (v_out.extent(0) > 0)
-      for (int q = 0; q < m; ++q) v_out(b, i0 + q) = v[q];
+      for (int q = 0; q < m; ++q) v_out(ub, i0 + q) = v[q];
   }
 };
 

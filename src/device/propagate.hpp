@@ -54,6 +54,9 @@ struct PropagateFunctor {
   // rows edges reach (LiveChannels::span); the other rows no edge adds to, so they keep their initial zeros and
   // the neuron step does not read them as live channels. Empty: zero all rows.
   Kokkos::View<const std::int64_t*, MemSpace> zero_spans = {};
+  // Steps t, ..., t + n_steps - 1 in one launch (a min-delay window: no step of it reads a source step >= t), the
+  // drive of step t + w into rows [w B, (w + 1) B) of u
+  int n_steps = 1;
 
   // Device shape, stage 2 (after compact_active_groups): team r takes active groups r, r + league, ...
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -118,18 +121,20 @@ struct PropagateFunctor {
     }
   }
 
-  // Sample b: every active (j, d) of this sample, listed kList at a time and added by add_groups. Raw pointers and
-  // local bounds: the drive row is the only thing written, so nothing the loop reads has to be reloaded after
-  // each addition.
-  KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int b) const {
-    std::int64_t* const ub = &u(b, 0, 0);
+  // Sample b of step t + w (item w B + b): every active (j, d) of this sample, listed kList at a time and added by
+  // add_groups. Raw pointers and local bounds: the drive row is the only thing written, so nothing the loop reads
+  // has to be reloaded after each addition.
+  KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int item) const {
+    const int B = static_cast<int>(ring.extent(1)), b = item % B;
+    const std::int64_t t_w = t + item / B;
+    std::int64_t* const ub = &u(item, 0, 0);
     if (zero_first) zero_row(ub);
     const std::int64_t n_src = e.n_sources;
     std::int64_t group[kList];
     double count[kList];
     int n = 0;
     for (int dm1 = 0; dm1 < D; ++dm1) {
-      const std::int64_t src_step = t - (dm1 + 1);
+      const std::int64_t src_step = t_w - (dm1 + 1);
       if (src_step < s_min) continue;
       const int slot = static_cast<int>((src_step + D) % D);
       const Activity* const act = &ring(slot, b, 0);
@@ -160,8 +165,8 @@ struct PropagateFunctor {
   }
 };
 
-// Launches the propagation of one projection for step t in the shape that suits the space (or the one asked
-// for; the device shape needs the edge set's active list).
+// Launches the propagation of one projection for steps t, ..., t + f.n_steps - 1 in the shape that suits the space
+// (or the one asked for; the device shape needs the edge set's active list, compacted per step).
 template <class Real, class ExecSpace, class Activity>
 void propagate(const ExecSpace& space, const char* label, const PropagateFunctor<Real, ExecSpace, Activity>& f, int B,
                KernelShape shape = KernelShape::Auto) {
@@ -169,11 +174,19 @@ void propagate(const ExecSpace& space, const char* label, const PropagateFunctor
   using MemSpace = typename ExecSpace::memory_space;
   if (device_shape<ExecSpace>(shape)) {
     if (f.zero_first) fill(space, f.u, std::int64_t(0));
-    compact_active_groups(space, f.e, RingActivity<Activity, MemSpace>{f.ring, f.D, f.s_min}, f.t, f.D, B);
-    const int league = active_group_league(f.e.n_sources * f.D);
-    Kokkos::parallel_for(label, compat::auto_team_policy<ExecSpace>(space, league), f);
+    for (int w = 0; w < f.n_steps; ++w) {
+      F fw = f;
+      fw.t = f.t + w;
+      fw.n_steps = 1;
+      fw.u =
+          Kokkos::subview(f.u, Kokkos::make_pair(std::size_t(w) * std::size_t(B), std::size_t(w + 1) * std::size_t(B)),
+                          Kokkos::ALL, Kokkos::ALL);
+      compact_active_groups(space, fw.e, RingActivity<Activity, MemSpace>{fw.ring, fw.D, fw.s_min}, fw.t, fw.D, B);
+      const int league = active_group_league(fw.e.n_sources * fw.D);
+      Kokkos::parallel_for(label, compat::auto_team_policy<ExecSpace>(space, league), fw);
+    }
   } else {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, typename F::PerSample>(space, 0, B), f);
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, typename F::PerSample>(space, 0, B * f.n_steps), f);
   }
 }
 

@@ -23,7 +23,8 @@ class NeuronDynamics {
   using Constants = device::NeuronConstants<Real, MemSpace>;
 
   // One step of every neuron of every sample: reads the drive u of the step, writes the state, the spikes into
-  // ring slot slot_now and (when v_out is not empty) v'.
+  // ring slot slot_now and (when v_out is not empty) v'. n_steps > 1: that many steps in one launch (a min-delay
+  // window), step w reading rows [w B, (w + 1) B) of u, writing slot (slot_now + w) mod D and those rows of v_out.
   struct Step {
     const Constants& k;
     const State& state;
@@ -36,6 +37,7 @@ class NeuronDynamics {
     int batch, slot_prev, slot_now;
     bool has_prev;  // the step before exists (step > 0, or a continued run)
     device::KernelShape shape;
+    int n_steps = 1;
   };
   // The neuron adjoint of step `step_in_segment` of the recorded segment.
   struct Reverse {

@@ -31,6 +31,9 @@ struct SimOptions {
   bool record_v = false;            // keep v' of every step for the recorder
   bool record_inputs = false;       // keep the inputs' counts of every step for the recorder
   int record_chunk = kRecordChunk;  // steps per host transfer of recorded spikes/voltages
+  // Steps per min-delay window of run() without a step hook: 0 = the network's smallest delay (in steps), capped
+  // by the window's drive buffer (kMaxWindowBytes); 1 = step by step. Results are the same bitwise.
+  int max_window = 0;
 };
 
 namespace detail {
@@ -139,6 +142,8 @@ class Simulator {
   }
   // Total synaptic events (edge additions) since reset, when counting is enabled (benchmarks).
   void set_count_events(bool on) { count_events_ = on; }
+  // Steps per min-delay window of run() without a step hook (SimOptions::max_window).
+  int window() const { return window_; }
   double events() const { return events_; }
 
  private:
@@ -146,9 +151,12 @@ class Simulator {
   Simulator(const ExecSpace& space, const Network& net, const std::vector<PreparedInput>& inputs, const SimOptions& opt,
             device::KernelShape shape);
   void step_once(int rec_index);
+  int window_steps(std::int64_t max_steps) const;
+  void step_window(int n_steps, int rec_index);
   struct InputRuntime;
   void upload_schedule(InputRuntime& rt, const PreparedInput& in);
-  void write_inputs(std::int64_t t, int slot);
+  void write_inputs(std::int64_t t, int slot, int n_steps = 1);
+  void write_random_input(InputRuntime& in, std::int64_t t, int slot);
   std::int64_t lgn_frames() const;
 
   ExecSpace space_;
@@ -162,6 +170,8 @@ class Simulator {
   device::NeuronConstants<Real, MemSpace> k_;
   device::NeuronState<Real, MemSpace> state_;
   Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u_;
+  int window_ = 1;  // steps per min-delay window (SimOptions::max_window)
+  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u_window_;  // [window_ B][R][N], allocated on first use
   Kokkos::View<std::int64_t*, MemSpace> live_spans_;  // the live rows of u_ per channel (LiveChannels::span)
   device::SpikeRing<MemSpace> z_ring_;
   device::GroupedEdges<Real, MemSpace> recurrent_;

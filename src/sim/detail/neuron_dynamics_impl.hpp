@@ -26,6 +26,7 @@ class DiscreteDynamics final : public NeuronDynamics<Real, ExecSpace> {
     device::NeuronStepFunctor<Real, ExecSpace> nf{
         s.k,      s.state,     s.u,        s.z_ring,  s.v_out, s.i_ext, static_cast<Real>(s.dt),
         int(s.n), s.slot_prev, s.slot_now, s.has_prev};
+    nf.n_steps = s.n_steps;
     device::neuron_step(space, nf, s.batch, s.shape);
   }
   void adjoint(const ExecSpace& space, const typename Base::Reverse& r) const override {
@@ -63,7 +64,8 @@ class NestDynamics final : public NeuronDynamics<Real, ExecSpace> {
   void step(const ExecSpace& space, const typename Base::Step& s) const override {
     device::NestStepFunctor<Real, ExecSpace> nf{
         s.k, nk_, s.state, s.u, s.z_ring, s.v_out, v_pre_, held_, static_cast<Real>(h_), int(s.n), s.slot_now};
-    device::nest_step(space, nf, s.batch);
+    nf.n_steps = s.n_steps;
+    device::nest_step(space, nf, s.batch, s.shape);
   }
   void adjoint(const ExecSpace& space, const typename Base::Reverse& r) const override {
     device::NestNeuronAdjointFunctor<Real, Real, ExecSpace> na{

@@ -8,9 +8,11 @@
 #include "dpointnet/device/propagate.hpp"
 #include "dpointnet/network/live_channels.hpp"
 #include "dpointnet/network/nest_time.hpp"
+#include "dpointnet/sim/detail/count_events.hpp"
 #include "dpointnet/sim/detail/neuron_dynamics_impl.hpp"
 #include "dpointnet/sim/detail/simulator_inputs_impl.hpp"
 #include "dpointnet/sim/detail/simulator_snapshot_impl.hpp"
+#include "dpointnet/sim/detail/simulator_window_impl.hpp"
 #include "dpointnet/sim/simulator.hpp"
 
 namespace dpointnet {
@@ -105,6 +107,7 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
     live_spans_ = detail::upload_vector<decltype(live_spans_)>(space_, "drive.live_spans", lc.span);
   }
   dynamics_ = detail::make_neuron_dynamics<Real>(space_, net, B_, R_);  // run.dynamics, once
+  window_ = opt_.max_window == 1 ? 1 : detail::window_length(net, opt_.max_window, B_, R_);
   // state
   state_.v = decltype(state_.v)(Kokkos::view_alloc(space_, "state.v"), B_, N);
   state_.r = decltype(state_.r)(Kokkos::view_alloc(space_, "state.r"), B_, N);
@@ -186,30 +189,6 @@ void Simulator<Real, ExecSpace>::reset() {
   events_ = 0;
   update_current(0);
 }
-
-namespace detail {
-template <class ExecSpace, class Activity, class Ring>
-double count_events(const ExecSpace& space, const Ring& ring,
-                    const Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>& offsets, std::int64_t t, int D,
-                    int B, std::int64_t n_src, std::int64_t s_min) {
-  double total = 0;
-  Kokkos::parallel_reduce(
-      "dpointnet::count_events", Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<std::int64_t>(B) * n_src * D),
-      KOKKOS_LAMBDA(const std::int64_t idx, double& acc) {
-        const int dm1 = static_cast<int>(idx % D);
-        const std::int64_t rest = idx / D;
-        const std::int64_t j = rest % n_src;
-        const int b = static_cast<int>(rest / n_src);
-        const std::int64_t s = t - (dm1 + 1);
-        if (s < s_min) return;
-        const Activity a = ring(static_cast<int>((s + D) % D), b, j);
-        const std::int64_t g = device::group_index(j, dm1 + 1, n_src);
-        if (a) acc += double(a > 0) * double(offsets(g + 1) - offsets(g));
-      },
-      total);
-  return total;
-}
-}  // namespace detail
 
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::step_once(int rec_index) {
@@ -293,7 +272,14 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
   while (done < steps) {
     const int n = static_cast<int>(std::min<std::int64_t>(opt_.record_chunk, steps - done));
     const std::int64_t first = t_;
-    for (int k = 0; k < n; ++k) step_once(sink ? k : -1);
+    for (int k = 0; k < n;) {
+      const int w = window_steps(n - k);
+      if (w > 1)
+        step_window(w, sink ? k : -1);
+      else
+        step_once(sink ? k : -1);
+      k += w;
+    }
     if (sink) {
       Kokkos::deep_copy(space_, hz, rec_z_);
       if (opt_.record_v) Kokkos::deep_copy(space_, hv, rec_v_);

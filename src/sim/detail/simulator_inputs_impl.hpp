@@ -1,6 +1,7 @@
 // Input schedules on the device: uploaded at construction, and replaced by another stimulus condition's
 // (train.conditions) between forward passes; outside the step loop.
 #pragma once
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -79,47 +80,64 @@ void Simulator<Real, ExecSpace>::set_input_schedules(const std::vector<PreparedI
   }
 }
 
-// Step t's input activity of every input into its ring slot `slot`: random inputs (rates, poisson, lgn) write
-// every entry; the others are zeroed first. An LGN input's rate table is computed for the batch on its first use.
+// The input activity of steps t, ..., t + n_steps - 1 of every input into its ring slots (slot + w) mod D:
+// random inputs (rates, poisson, lgn) write every entry, a launch per step; the others are zeroed first and a
+// spike file's spikes of those steps written in one launch. An LGN input's rate table is computed for the batch on
+// its first use.
 template <class Real, class ExecSpace>
-void Simulator<Real, ExecSpace>::write_inputs(std::int64_t t, int slot) {
+void Simulator<Real, ExecSpace>::write_inputs(std::int64_t t, int slot, int n_steps) {
   for (auto& in : inputs_) {
     const bool random = !in->spec.silent && in->spec.kind != InputKind::SpikeFile;
-    if (!random) {
+    if (!random) {  // slots [slot, slot + n_steps) mod D: at most two ranges
       const std::size_t slot_size = in->ring.extent(1) * in->ring.extent(2);
-      device::fill(space_, in->ring.data() + static_cast<std::size_t>(slot) * slot_size, slot_size, std::uint16_t(0));
+      const int first = std::min(n_steps, D_ - slot);
+      device::fill(space_, in->ring.data() + static_cast<std::size_t>(slot) * slot_size,
+                   static_cast<std::size_t>(first) * slot_size, std::uint16_t(0));
+      if (first < n_steps)
+        device::fill(space_, in->ring.data(), static_cast<std::size_t>(n_steps - first) * slot_size, std::uint16_t(0));
     }
     if (in->spec.silent) continue;
     if (in->spec.kind == InputKind::SpikeFile) {
-      if (t >= static_cast<std::int64_t>(in->h_step_offsets.size()) - 1) continue;
+      const std::int64_t t_end =
+          std::min<std::int64_t>(t + n_steps, static_cast<std::int64_t>(in->h_step_offsets.size()) - 1);
+      if (t >= t_end) continue;
       const std::int64_t n =
-          in->h_step_offsets[static_cast<std::size_t>(t + 1)] - in->h_step_offsets[static_cast<std::size_t>(t)];
+          in->h_step_offsets[static_cast<std::size_t>(t_end)] - in->h_step_offsets[static_cast<std::size_t>(t)];
       if (n == 0) continue;
       device::StampedSpikesFunctor<ExecSpace> f{in->step_offsets, in->source, in->count, in->ring, t, slot, B_};
+      f.n_steps = static_cast<int>(t_end - t);
       Kokkos::parallel_for("dpointnet::input_spike_file", Kokkos::RangePolicy<ExecSpace>(space_, 0, n * B_), f);
-    } else if (in->spec.kind == InputKind::Lgn) {
-      const std::int64_t frames = lgn_frames();
-      in->lgn.prepare(space_, "input." + in->spec.name, in->spec.name, opt_.seed, opt_.sample_offset, B_, frames, dt_);
-      std::int64_t f = static_cast<std::int64_t>(static_cast<double>(t) * dt_ + 1e-9);
-      if (f >= frames) f = frames - 1;
-      device::draw_random_input(
-          space_, "dpointnet::input_lgn",
-          device::LgnSpikesFunctor<ExecSpace>{in->lgn.probabilities(), in->ring, opt_.seed, in->spec.purpose, t, f,
-                                              opt_.sample_offset, in->edges.n_sources, slot},
-          B_, shape_);
     } else {
-      device::RandomInputFunctor<ExecSpace> f{in->p,
-                                              in->p0,
-                                              in->ring,
-                                              opt_.seed,
-                                              in->spec.purpose,
-                                              t,
-                                              opt_.sample_offset,
-                                              in->edges.n_sources,
-                                              slot,
-                                              in->spec.kind == InputKind::Poisson};
-      device::draw_random_input(space_, "dpointnet::input_random", f, B_, shape_);
+      for (int w = 0; w < n_steps; ++w) write_random_input(*in, t + w, (slot + w) % D_);
     }
+  }
+}
+
+// Step t's draws of a random input (rates, poisson, lgn) into ring slot `slot`.
+template <class Real, class ExecSpace>
+void Simulator<Real, ExecSpace>::write_random_input(InputRuntime& in, std::int64_t t, int slot) {
+  if (in.spec.kind == InputKind::Lgn) {
+    const std::int64_t frames = lgn_frames();
+    in.lgn.prepare(space_, "input." + in.spec.name, in.spec.name, opt_.seed, opt_.sample_offset, B_, frames, dt_);
+    std::int64_t f = static_cast<std::int64_t>(static_cast<double>(t) * dt_ + 1e-9);
+    if (f >= frames) f = frames - 1;
+    device::draw_random_input(
+        space_, "dpointnet::input_lgn",
+        device::LgnSpikesFunctor<ExecSpace>{in.lgn.probabilities(), in.ring, opt_.seed, in.spec.purpose, t, f,
+                                            opt_.sample_offset, in.edges.n_sources, slot},
+        B_, shape_);
+  } else {
+    device::RandomInputFunctor<ExecSpace> f{in.p,
+                                            in.p0,
+                                            in.ring,
+                                            opt_.seed,
+                                            in.spec.purpose,
+                                            t,
+                                            opt_.sample_offset,
+                                            in.edges.n_sources,
+                                            slot,
+                                            in.spec.kind == InputKind::Poisson};
+    device::draw_random_input(space_, "dpointnet::input_random", f, B_, shape_);
   }
 }
 

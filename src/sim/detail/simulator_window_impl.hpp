@@ -1,0 +1,113 @@
+// The min-delay window of Simulator::run (sim/simulator.hpp): no spike reaches a target sooner than the network's
+// smallest delay, D_min steps, so the drive of steps t, ..., t + D_min - 1 depends only on spikes of steps before
+// t. One launch per projection computes the drive of every step of the window, one launch advances every neuron
+// through them, one launch writes a spike file's inputs of the window; random inputs draw per step. Integer drive
+// sums and per-neuron arithmetic in the same order give the values of step-by-step execution bitwise.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "dpointnet/device/fill.hpp"
+#include "dpointnet/device/propagate.hpp"
+#include "dpointnet/sim/detail/count_events.hpp"
+#include "dpointnet/sim/simulator.hpp"
+
+namespace dpointnet {
+
+namespace detail {
+// Bytes of the window's drive buffer at most: the window is shortened to fit.
+inline constexpr std::int64_t kMaxWindowBytes = std::int64_t(64) << 20;
+
+// The smallest delay (steps) of any edge of the network (D_max when it has no edges).
+inline int min_delay_steps(const Network& net) {
+  int d = net.max_delay;
+  for (const auto& p : net.projections)
+    for (int s : p.delay_steps) d = std::min(d, s);
+  return std::max(d, 1);
+}
+
+// Steps per window: the smallest delay, at most `max_window` (> 0), with a drive buffer of at most
+// kMaxWindowBytes (at least one step).
+inline int window_length(const Network& net, int max_window, int batch, int channels) {
+  int w = min_delay_steps(net);
+  if (max_window > 0) w = std::min(w, max_window);
+  const std::int64_t per_step = std::int64_t(8) * batch * channels * net.n_neurons;
+  if (per_step > 0)
+    w = static_cast<int>(std::min<std::int64_t>(w, std::max<std::int64_t>(1, kMaxWindowBytes / per_step)));
+  return std::max(w, 1);
+}
+}  // namespace detail
+
+// Steps the next launch may take, at most max_steps: 1 with a step hook (training records every step) or without
+// windows; else up to the window length, ending before the next change of the current clamps.
+template <class Real, class ExecSpace>
+int Simulator<Real, ExecSpace>::window_steps(std::int64_t max_steps) const {
+  if (hook_ || window_ <= 1 || max_steps <= 1) return 1;
+  std::int64_t w = std::min<std::int64_t>(window_, max_steps);
+  for (const auto& p : pulses_) {
+    if (p.first_step > t_) w = std::min(w, p.first_step - t_);
+    if (p.end_step > t_) w = std::min(w, p.end_step - t_);
+  }
+  return static_cast<int>(std::max<std::int64_t>(w, 1));
+}
+
+// Steps t_, ..., t_ + n_steps - 1 (n_steps <= the window length); rec_index >= 0: recorded into rows rec_index, ...
+template <class Real, class ExecSpace>
+void Simulator<Real, ExecSpace>::step_window(int n_steps, int rec_index) {
+  const std::int64_t t = t_;
+  update_current(t);
+  const std::int64_t s_min = -history_;
+  if (u_window_.extent(0) == 0)
+    u_window_ = decltype(u_window_)(Kokkos::view_alloc(space_, "drive.u_window"),
+                                    static_cast<std::size_t>(window_) * static_cast<std::size_t>(B_),
+                                    static_cast<std::size_t>(R_), static_cast<std::size_t>(N_));
+  const auto u = Kokkos::subview(
+      u_window_, Kokkos::make_pair(std::size_t(0), static_cast<std::size_t>(n_steps) * static_cast<std::size_t>(B_)),
+      Kokkos::ALL, Kokkos::ALL);
+  // 1. the drive of every step of the window
+  bool zero = true;
+  if (recurrent_.line.extent(0) > 0) {
+    device::PropagateFunctor<Real, ExecSpace, std::uint8_t> f{recurrent_, z_ring_, u, t, D_, s_min, zero, live_spans_};
+    f.n_steps = n_steps;
+    device::propagate(space_, "dpointnet::propagate_recurrent", f, B_, shape_);
+    zero = false;
+    for (int w = 0; count_events_ && w < n_steps; ++w)
+      events_ +=
+          detail::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t + w, D_, B_, N_, s_min);
+  }
+  for (auto& in : inputs_) {
+    device::PropagateFunctor<Real, ExecSpace, std::uint16_t> f{in->edges, in->ring, u, t, D_, s_min, zero, live_spans_};
+    f.n_steps = n_steps;
+    device::propagate(space_, "dpointnet::propagate_input", f, B_, shape_);
+    zero = false;
+    for (int w = 0; count_events_ && w < n_steps; ++w)
+      events_ += detail::count_events<ExecSpace, std::uint16_t>(space_, in->ring, in->edges.offsets, t + w, D_, B_,
+                                                                in->edges.n_sources, s_min);
+  }
+  if (zero) device::fill(space_, u, std::int64_t(0));
+  // 2-8. the neurons through the window; v' straight into the recorder's rows
+  const int slot_now = static_cast<int>(t % D_);
+  const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
+  const std::size_t bn = static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_);
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_out;
+  if (rec_index >= 0 && opt_.record_v)
+    v_out = Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace>(
+        rec_v_.data() + static_cast<std::size_t>(rec_index) * bn,
+        static_cast<std::size_t>(n_steps) * static_cast<std::size_t>(B_), static_cast<std::size_t>(N_));
+  typename NeuronDynamics<Real, ExecSpace>::Step st{
+      k_, state_, u, z_ring_, v_out, i_ext_, dt_, N_, B_, slot_prev, slot_now, t > 0 || history_ > 0, shape_};
+  st.n_steps = n_steps;
+  dynamics_->step(space_, st);
+  write_inputs(t, slot_now, n_steps);  // the window's inputs, into their ring slots (read from the next window on)
+  if (rec_index >= 0)
+    for (int w = 0; w < n_steps; ++w) {
+      const int slot = (slot_now + w) % D_;
+      device::copy(space_, rec_z_.data() + static_cast<std::size_t>(rec_index + w) * bn,
+                   z_ring_.data() + static_cast<std::size_t>(slot) * bn, bn);
+      if (opt_.record_inputs) record_input_slots(rec_index + w, slot);
+    }
+  t_ += n_steps;
+}
+
+}  // namespace dpointnet
