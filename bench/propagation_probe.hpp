@@ -41,7 +41,8 @@ struct PropagationProbe {
   KOKKOS_INLINE_FUNCTION void operator()(const int p) const {
     for (int b = p; b < B; b += P) {
       std::int64_t* const ub = &f.u(reuse ? p : b, 0, 0);
-      f.zero_row(ub);
+      const std::int64_t N = static_cast<std::int64_t>(f.u.extent(2));
+      f.zero_row(ub, 0, N);
       std::int64_t group[Propagate::kList];
       double count[Propagate::kList];
       int n = 0;
@@ -49,11 +50,11 @@ struct PropagationProbe {
         group[n] = groups(q);
         count[n] = 1.0;
         if (++n == Propagate::kList) {
-          f.add_groups(group, count, n, ub);
+          f.add_groups(group, count, n, ub, 0, N);
           n = 0;
         }
       }
-      f.add_groups(group, count, n, ub);
+      f.add_groups(group, count, n, ub, 0, N);
     }
   }
 };

@@ -61,10 +61,12 @@ void check_scatter(const bool unique_rows) {
   for (const std::int64_t t : {std::int64_t(2), std::int64_t(12)})  // t < D: the delays reaching before step 0
     for (const int max_count : {1, 3})                              // spikes (uint8) and input counts (uint16)
       for (const int one_in : {5, 1})
-        for (const auto shape : {device::KernelShape::Host, device::KernelShape::Device}) {
+        for (const int parts : {0, 1, 3, 7, -1}) {  // host shape: target parts (0: its choice); -1: device shape
+          const auto shape = parts < 0 ? device::KernelShape::Device : device::KernelShape::Host;
           SCOPED_TRACE(std::string(max_count == 1 ? "spikes" : "counts") +
-                       (shape == device::KernelShape::Host ? ", host shape" : ", device shape") + ", t " +
-                       std::to_string(t) + ", active one in " + std::to_string(one_in));
+                       (shape == device::KernelShape::Host ? ", host shape, target parts " + std::to_string(parts)
+                                                           : ", device shape") +
+                       ", t " + std::to_string(t) + ", active one in " + std::to_string(one_in));
           Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, Mem> ring("ring", D, B, N);
           auto hr = Kokkos::create_mirror_view(ring);
           for (int s = 0; s < D; ++s)
@@ -79,13 +81,13 @@ void check_scatter(const bool unique_rows) {
             auto hs = Kokkos::create_mirror_view(spikes);
             for (std::size_t q = 0; q < hs.span(); ++q) hs.data()[q] = static_cast<std::uint8_t>(hr.data()[q]);
             Kokkos::deep_copy(spikes, hs);
-            device::propagate(Exec(), "scatter",
-                              device::PropagateFunctor<double, Exec, std::uint8_t>{g, spikes, u, t, D, 0, unique_rows},
-                              B, shape);
+            device::PropagateFunctor<double, Exec, std::uint8_t> f{g, spikes, u, t, D, 0, unique_rows};
+            f.target_parts = std::max(parts, 0);
+            device::propagate(Exec(), "scatter", f, B, shape);
           } else {
-            device::propagate(Exec(), "scatter",
-                              device::PropagateFunctor<double, Exec, std::uint16_t>{g, ring, u, t, D, 0, unique_rows},
-                              B, shape);
+            device::PropagateFunctor<double, Exec, std::uint16_t> f{g, ring, u, t, D, 0, unique_rows};
+            f.target_parts = std::max(parts, 0);
+            device::propagate(Exec(), "scatter", f, B, shape);
           }
           auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
           // reference: u[b, i, c] = sum_s w_s a[b, pre_s, t - d_s], the ring slot of step k being k mod D; and the same

@@ -41,6 +41,9 @@ struct GroupedEdges {
   // a scan, [n_groups + 1] with the count in the last entry (read on the device: no host round trip).
   Kokkos::View<std::int32_t*, MemSpace> active;
   std::int64_t n_sources = 0;
+  // the smallest and largest delay (steps) with edges, set by group_edges (d_lo > d_hi: no edges; the defaults
+  // cover every delay)
+  int d_lo = 1, d_hi = 1 << 30;
   KOKKOS_INLINE_FUNCTION std::int64_t group(const std::int64_t j, const int d) const {
     return group_index(j, d, n_sources);
   }
@@ -189,6 +192,15 @@ GroupedEdges<Real, MemSpace> group_edges(const ExecSpace& space, const Projectio
         l = static_cast<std::int64_t>(k);
       }
   }
+  // the delays with edges: groups are delay-major, so a delay's groups are offsets [(d - 1) n_sources, d n_sources)
+  g.d_lo = D + 1;
+  g.d_hi = 0;
+  for (int d = 1; d <= D; ++d)
+    if (h_off(static_cast<std::size_t>(d) * static_cast<std::size_t>(p.n_sources)) >
+        h_off(static_cast<std::size_t>(d - 1) * static_cast<std::size_t>(p.n_sources))) {
+      g.d_lo = std::min(g.d_lo, d);
+      g.d_hi = d;
+    }
   // offsets, line and weight are written whole by the copies: not initialized first
   using Kokkos::view_alloc;
   using Kokkos::WithoutInitializing;

@@ -3,6 +3,7 @@
 // additions, not all edges.
 #pragma once
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 
 #include "dpointnet/device/edge_layout.hpp"
@@ -57,6 +58,10 @@ struct PropagateFunctor {
   // Steps t, ..., t + n_steps - 1 in one launch (a min-delay window: no step of it reads a source step >= t), the
   // drive of step t + w into rows [w B, (w + 1) B) of u
   int n_steps = 1;
+  // Host shape: items per (step, sample). With fewer (step, sample) pairs than threads, part p of P adds only the
+  // edges onto targets [p N / P, (p + 1) N / P) (a group's edges are in target order: two binary searches) and
+  // zeroes only their rows; integer sums, so the drive is the same for any P. 0: propagate() picks P.
+  int target_parts = 0;
 
   // Device shape, stage 2 (after compact_active_groups): team r takes active groups r, r + league, ...
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -85,11 +90,22 @@ struct PropagateFunctor {
   // otherwise wait for its lines one group after the other. The distances are the fastest of those timed
   // (bench/README.md).
   static constexpr int kList = 64, kAheadOffsets = 6, kAheadEdges = 3, kLinesAhead = 5;
-  KOKKOS_INLINE_FUNCTION void add_groups(const std::int64_t* group, const double* count, const int n,
-                                         std::int64_t* ub) const {
+  KOKKOS_INLINE_FUNCTION void add_groups(const std::int64_t* group, const double* count, const int n, std::int64_t* ub,
+                                         const std::int64_t n0, const std::int64_t n1) const {
     const std::int64_t* const off = e.offsets.data();
     const std::int32_t* const ln = e.line.data();
     const Real* const wgt = e.weight.data();
+    const std::int64_t N = static_cast<std::int64_t>(u.extent(2));
+    auto first_target = [&](std::int64_t lo, std::int64_t hi, const std::int64_t target) {  // lower bound
+      while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (static_cast<std::int64_t>(ln[mid]) % N < target)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      return lo;
+    };
     for (int q = 0; q < n; ++q) {
       if (q + kAheadOffsets < n) compat::prefetch(off + group[q + kAheadOffsets]);
       if (q + kAheadEdges < n) {  // inside that group's edges only
@@ -100,24 +116,29 @@ struct PropagateFunctor {
         }
       }
       const double fa = count[q];
-      const std::int64_t k1 = off[group[q] + 1];
+      std::int64_t k0 = off[group[q]], k1 = off[group[q] + 1];
+      if (target_parts > 1) {
+        k0 = first_target(k0, k1, n0);
+        k1 = first_target(k0, k1, n1);
+      }
       if (e.rows_unique) {  // no two lanes of a vector add into the same row: gathers and scatters
         DPOINTNET_HOST_SIMD
-        for (std::int64_t k = off[group[q]]; k < k1; ++k) ub[ln[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
+        for (std::int64_t k = k0; k < k1; ++k) ub[ln[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
       } else {
-        for (std::int64_t k = off[group[q]]; k < k1; ++k) ub[ln[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
+        for (std::int64_t k = k0; k < k1; ++k) ub[ln[k]] += to_fixed(static_cast<double>(wgt[k]) * fa);
       }
     }
   }
 
-  // Zeroes a sample's drive row ub ([R][N], R and N those of u): its live spans, or all of it without zero_spans.
-  KOKKOS_INLINE_FUNCTION void zero_row(std::int64_t* const ub) const {
+  // Zeroes the targets [n0, n1) of a sample's drive row ub ([R][N], R and N those of u): within the live spans, or
+  // every channel's without zero_spans.
+  KOKKOS_INLINE_FUNCTION void zero_row(std::int64_t* const ub, const std::int64_t n0, const std::int64_t n1) const {
     const auto R = static_cast<std::int64_t>(u.extent(1)), N = static_cast<std::int64_t>(u.extent(2));
-    if (static_cast<std::int64_t>(zero_spans.extent(0)) == 2 * R) {
-      for (std::int64_t c = 0; c < R; ++c)
-        for (std::int64_t i = zero_spans(2 * c); i < zero_spans(2 * c + 1); ++i) ub[c * N + i] = 0;
-    } else {
-      for (std::int64_t i = 0; i < R * N; ++i) ub[i] = 0;
+    const bool spans = static_cast<std::int64_t>(zero_spans.extent(0)) == 2 * R;
+    for (std::int64_t c = 0; c < R; ++c) {
+      const std::int64_t lo = spans && zero_spans(2 * c) > n0 ? zero_spans(2 * c) : n0;
+      const std::int64_t hi = spans && zero_spans(2 * c + 1) < n1 ? zero_spans(2 * c + 1) : n1;
+      for (std::int64_t i = lo; i < hi; ++i) ub[c * N + i] = 0;
     }
   }
 
@@ -125,15 +146,19 @@ struct PropagateFunctor {
   // add_groups. Raw pointers and local bounds: the drive row is the only thing written, so nothing the loop reads
   // has to be reloaded after each addition.
   KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int item) const {
-    const int B = static_cast<int>(ring.extent(1)), b = item % B;
-    const std::int64_t t_w = t + item / B;
-    std::int64_t* const ub = &u(item, 0, 0);
-    if (zero_first) zero_row(ub);
+    const int B = static_cast<int>(ring.extent(1)), row = item / target_parts, part = item % target_parts;
+    const int b = row % B;
+    const std::int64_t t_w = t + row / B;
+    const std::int64_t N = static_cast<std::int64_t>(u.extent(2));
+    const std::int64_t n0 = N * part / target_parts, n1 = N * (part + 1) / target_parts;
+    std::int64_t* const ub = &u(row, 0, 0);
+    if (zero_first) zero_row(ub, n0, n1);
     const std::int64_t n_src = e.n_sources;
     std::int64_t group[kList];
     double count[kList];
     int n = 0;
-    for (int dm1 = 0; dm1 < D; ++dm1) {
+    const int d_end = e.d_hi < D ? e.d_hi : D;
+    for (int dm1 = e.d_lo - 1; dm1 < d_end; ++dm1) {  // the delays with edges only
       const std::int64_t src_step = t_w - (dm1 + 1);
       if (src_step < s_min) continue;
       const int slot = static_cast<int>((src_step + D) % D);
@@ -155,15 +180,18 @@ struct PropagateFunctor {
           group[n] = e.group(j, dm1 + 1);
           count[n] = static_cast<double>(a);
           if (++n == kList) {
-            add_groups(group, count, n, ub);
+            add_groups(group, count, n, ub, n0, n1);
             n = 0;
           }
         }
       }
     }
-    add_groups(group, count, n, ub);
+    add_groups(group, count, n, ub, n0, n1);
   }
 };
+
+// Targets per part of a host propagation split by targets (PropagateFunctor::target_parts) at least.
+inline constexpr std::int64_t kMinPartTargets = 1024;
 
 // Launches the propagation of one projection for steps t, ..., t + f.n_steps - 1 in the shape that suits the space
 // (or the one asked for; the device shape needs the edge set's active list, compacted per step).
@@ -186,7 +214,15 @@ void propagate(const ExecSpace& space, const char* label, const PropagateFunctor
       Kokkos::parallel_for(label, compat::auto_team_policy<ExecSpace>(space, league), fw);
     }
   } else {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, typename F::PerSample>(space, 0, B * f.n_steps), f);
+    F g = f;
+    const int rows = B * f.n_steps, threads = compat::concurrency(space);
+    const std::int64_t N = static_cast<std::int64_t>(f.u.extent(2));
+    if (g.target_parts <= 0)
+      g.target_parts = rows < threads && N >= 2 * kMinPartTargets
+                           ? static_cast<int>(std::min<std::int64_t>((threads + rows - 1) / rows, N / kMinPartTargets))
+                           : 1;
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, typename F::PerSample>(space, 0, rows * g.target_parts),
+                         g);
   }
 }
 
