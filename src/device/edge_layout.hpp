@@ -128,11 +128,10 @@ GroupedEdges<Real, MemSpace> group_edges(const ExecSpace& space, const Projectio
   auto h_line = Kokkos::View<std::int32_t*, Kokkos::HostSpace>(label + ".line_host", ne);
   auto h_w = Kokkos::View<Real*, Kokkos::HostSpace>(label + ".weight_host", ne);
   file_order.assign(ne, 0);
-  std::vector<std::int64_t> fill(ng, 0);
+  std::vector<std::int64_t> next(h_off.data(), h_off.data() + ng);  // each group's next free position
   std::int64_t max_channel = 0;
   for (std::size_t e = 0; e < ne; ++e) {
-    const std::size_t key = key_of(e);
-    const auto pos = static_cast<std::size_t>(h_off(key) + fill[key]++);
+    const auto pos = static_cast<std::size_t>(next[key_of(e)]++);
     const std::int64_t tgt = p.target[e], ch = p.channel[e], line = ch * n_targets + tgt;
     if (tgt < 0 || tgt >= n_targets || ch < 0 || line > INT32_MAX)
       throw std::runtime_error(label + ": edge " + std::to_string(e) + " (target " + std::to_string(tgt) +
