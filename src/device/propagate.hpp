@@ -146,11 +146,12 @@ struct PropagateFunctor {
   // add_groups. Raw pointers and local bounds: the drive row is the only thing written, so nothing the loop reads
   // has to be reloaded after each addition.
   KOKKOS_INLINE_FUNCTION void operator()(PerSample, const int item) const {
-    const int B = static_cast<int>(ring.extent(1)), row = item / target_parts, part = item % target_parts;
+    const int P = target_parts > 0 ? target_parts : 1;
+    const int B = static_cast<int>(ring.extent(1)), row = item / P, part = item % P;
     const int b = row % B;
     const std::int64_t t_w = t + row / B;
     const std::int64_t N = static_cast<std::int64_t>(u.extent(2));
-    const std::int64_t n0 = N * part / target_parts, n1 = N * (part + 1) / target_parts;
+    const std::int64_t n0 = N * part / P, n1 = N * (part + 1) / P;
     std::int64_t* const ub = &u(row, 0, 0);
     if (zero_first) zero_row(ub, n0, n1);
     const std::int64_t n_src = e.n_sources;
