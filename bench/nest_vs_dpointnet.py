@@ -2,7 +2,7 @@
 """NEST 3.8 against dpointnet's nest mode (`run.dynamics: "nest"`, float64) on generated networks: the same SONATA
 files, the same fixed Poisson spike-file inputs, spike for spike, with the time of each phase.
 
-  scripts/bench-vs-nest [--sizes 1000,5000,20000] [--dts 1,0.1] [--tstop 1000] [--repeats 3] [--threads 1,2]
+  scripts/bench-vs-nest [--sizes 1000,5000,20000] [--dts 1,0.1] [--tstop 1000] [--repeats 3] [--threads 1,2] [--busy]
                         [--build DIR] [--workdir DIR]
 
 Per size N: `dpointnet generate -n N --seed 1` into WORKDIR/net_N (kept and reused), and one input spike file per
@@ -199,6 +199,8 @@ def main():
     ap.add_argument('--tstop', type=float, default=1000.0, help='simulated time (ms; %(default)s)')
     ap.add_argument('--repeats', type=int, default=3, help='alternated rounds per size and dt, medians (%(default)s)')
     ap.add_argument('--threads', default='1,2', help="dpointnet's OpenMP thread counts, comma-separated (%(default)s)")
+    ap.add_argument('--busy', action='store_true',
+                    help='then run dpointnet again beside one busy process (a Python spin loop) and print busy / quiet')
     ap.add_argument('--build', default=os.environ.get('DPOINTNET_BUILD_DIR', os.path.join(ROOT, 'build')),
                     help='build folder with dpointnet ($DPOINTNET_BUILD_DIR, else build: %(default)s)')
     bench_dir = os.environ.get('DPOINTNET_BENCH_DIR', '/tmp/dpointnet-bench')
@@ -221,7 +223,7 @@ def main():
     print('# NEST %s (%s), local_num_threads 1; dpointnet %s, run.dynamics nest, float64, OMP_PROC_BIND=false'
           % (nest.__version__, os.path.dirname(nest.__file__), binary))
     print('# command: %s' % ' '.join(['scripts/bench-vs-nest'] + sys.argv[1:]), flush=True)
-    rows = []
+    rows, busy_rows = [], []
     for n in sizes:
         net = generate(binary, a.workdir, n)
         files = write_inputs(net, a.tstop)
@@ -248,8 +250,37 @@ def main():
             med = lambda xs, key: statistics.median(x[key] for x in xs)  # noqa: E731
             rows.append((n, n_edges, dt, len(ref), read, {k: med(nt, k) for k in nt[0]},
                          {th: {k: med(dp[th], k) for k in dp[th][0]} for th in threads}))
+            if a.busy:
+                busy_rows.append((n, dt, {th: med(dp[th], 'run') for th in threads},
+                                  busy_runs(binary, cfg, out, dt, threads, a.repeats, ref)))
     print_tables(rows, threads, a)
+    if a.busy:
+        print('\nBeside one busy process (a Python spin loop started before and stopped after the runs): dpointnet '
+              'run (s), medians of %d rounds, quiet figures from the table above.\n' % a.repeats)
+        head = ['neurons', 'dt (ms)'] + [c % th for th in threads for c in ('%dT quiet', '%dT busy', '%dT busy / quiet')]
+        print('| ' + ' | '.join(head) + ' |\n|' + '---|' * len(head))
+        for n, dt, quiet, busy in busy_rows:
+            cells = ['{:,}'.format(n), '%g' % dt]
+            cells += ['%.3f | %.3f | %.2fx' % (quiet[th], busy[th], busy[th] / quiet[th]) for th in threads]
+            print('| ' + ' | '.join(cells) + ' |')
     print('\nload average before %s, after %s' % (load0, loadavg()))
+
+
+def busy_runs(binary, cfg, out, dt, threads, repeats, ref):
+    """dpointnet's run time per thread count (medians of `repeats`) beside one spinning process."""
+    spin = subprocess.Popen([sys.executable, '-c', 'while True: pass'])
+    try:
+        time.sleep(0.5)
+        runs = {th: [] for th in threads}
+        for _ in range(repeats):
+            for th in threads:
+                spikes, ph = dpointnet_run(binary, cfg, out, dt, th)
+                check(ref, spikes, 'dpointnet %d thread(s) beside a busy process' % th, dt)
+                runs[th].append(ph['run'])
+        return {th: statistics.median(runs[th]) for th in threads}
+    finally:
+        spin.kill()
+        spin.wait()
 
 
 def print_tables(rows, threads, a):
