@@ -9,6 +9,7 @@
 #include "dpointnet/device/fixed_point.hpp"
 #include "dpointnet/device/kernel_shape_choice.hpp"
 #include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/device/neuron_blocks.hpp"
 #include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
@@ -97,10 +98,8 @@ struct NestStepFunctor {
 
   // Host shape: sample b, neurons [i0, i0 + kBlock), every step of the launch in turn.
   void operator()(PerBlock, const std::int64_t idx) const {
-    const std::int64_t nblk = (n + kBlock - 1) / kBlock;
-    const int b = static_cast<int>(idx / nblk);
-    const int i0 = static_cast<int>(idx % nblk) * kBlock;
-    for (int w = 0; w < n_steps; ++w) block(b, i0, w);
+    const NeuronBlock nb = neuron_block(idx, n, kBlock);
+    for (int w = 0; w < n_steps; ++w) block(nb.b, nb.i0, w);
   }
 
   void block(const int b, const int i0, const int w) const {
@@ -205,17 +204,7 @@ struct NestStepFunctor {
 template <class Real, class ExecSpace>
 void nest_step(const ExecSpace& space, const NestStepFunctor<Real, ExecSpace>& f, int B,
                KernelShape shape = KernelShape::Auto) {
-  using F = NestStepFunctor<Real, ExecSpace>;
-  if constexpr (compat::host_execution<ExecSpace>) {
-    if (host_shape<ExecSpace>(shape)) {
-      const std::int64_t nblk = (f.n + F::kBlock - 1) / F::kBlock;
-      Kokkos::parallel_for("dpointnet::nest_neuron_step",
-                           Kokkos::RangePolicy<ExecSpace, typename F::PerBlock>(space, 0, std::int64_t(B) * nblk), f);
-      return;
-    }
-  }
-  Kokkos::parallel_for("dpointnet::nest_neuron_step", Kokkos::RangePolicy<ExecSpace>(space, 0, std::int64_t(B) * f.n),
-                       f);
+  launch_neuron_step(space, "dpointnet::nest_neuron_step", f, B, shape);
 }
 
 }  // namespace dpointnet::device

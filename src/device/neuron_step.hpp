@@ -6,6 +6,7 @@
 #include "dpointnet/device/fixed_point.hpp"
 #include "dpointnet/device/kernel_shape_choice.hpp"
 #include "dpointnet/device/model_constants.hpp"
+#include "dpointnet/device/neuron_blocks.hpp"
 #include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
@@ -82,10 +83,8 @@ struct NeuronStepFunctor {
   // Host shape: sample b, neurons [i0, i0 + kBlock) of it, stage by stage over the block (each step of the launch
   // in turn: the block's state stays in cache).
   void operator()(PerBlock, const std::int64_t idx) const {
-    const std::int64_t nblk = (n + kBlock - 1) / kBlock;
-    const int b = static_cast<int>(idx / nblk);
-    const int i0 = static_cast<int>(idx % nblk) * kBlock;
-    for (int w = 0; w < n_steps; ++w) block(b, i0, w);
+    const NeuronBlock nb = neuron_block(idx, n, kBlock);
+    for (int w = 0; w < n_steps; ++w) block(nb.b, nb.i0, w);
   }
 
   void block(const int b, const int i0, const int w) const {
@@ -168,16 +167,7 @@ struct NeuronStepFunctor {
 template <class Real, class ExecSpace>
 void neuron_step(const ExecSpace& space, const NeuronStepFunctor<Real, ExecSpace>& f, int B,
                  KernelShape shape = KernelShape::Auto) {
-  using F = NeuronStepFunctor<Real, ExecSpace>;
-  if constexpr (compat::host_execution<ExecSpace>) {
-    if (host_shape<ExecSpace>(shape)) {
-      const std::int64_t nblk = (f.n + F::kBlock - 1) / F::kBlock;
-      Kokkos::parallel_for("dpointnet::neuron_step",
-                           Kokkos::RangePolicy<ExecSpace, typename F::PerBlock>(space, 0, std::int64_t(B) * nblk), f);
-      return;
-    }
-  }
-  Kokkos::parallel_for("dpointnet::neuron_step", Kokkos::RangePolicy<ExecSpace>(space, 0, std::int64_t(B) * f.n), f);
+  launch_neuron_step(space, "dpointnet::neuron_step", f, B, shape);
 }
 
 }  // namespace dpointnet::device
