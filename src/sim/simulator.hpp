@@ -32,7 +32,7 @@ struct SimOptions {
   bool record_inputs = false;       // keep the inputs' counts of every step for the recorder
   int record_chunk = kRecordChunk;  // steps per host transfer of recorded spikes/voltages
   // Steps per min-delay window of run() without a step hook: 0 = the network's smallest delay (in steps), capped
-  // by the window's drive buffer (kMaxWindowBytes); 1 = step by step. Results are the same bitwise.
+  // by the window's drive buffer (sim/step_window.hpp); 1 = step by step. Results are the same bitwise.
   int max_window = 0;
 };
 

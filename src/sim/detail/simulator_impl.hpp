@@ -107,7 +107,7 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
     live_spans_ = detail::upload_vector<decltype(live_spans_)>(space_, "drive.live_spans", lc.span);
   }
   dynamics_ = detail::make_neuron_dynamics<Real>(space_, net, B_, R_);  // run.dynamics, once
-  window_ = opt_.max_window == 1 ? 1 : detail::window_length(net, opt_.max_window, B_, R_);
+  window_ = opt_.max_window == 1 ? 1 : window_length(net, opt_.max_window, B_, R_);
   // state
   state_.v = decltype(state_.v)(Kokkos::view_alloc(space_, "state.v"), B_, N);
   state_.r = decltype(state_.r)(Kokkos::view_alloc(space_, "state.r"), B_, N);

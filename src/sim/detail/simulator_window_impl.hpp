@@ -6,38 +6,14 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 
 #include "dpointnet/device/fill.hpp"
 #include "dpointnet/device/propagate.hpp"
 #include "dpointnet/sim/detail/count_events.hpp"
 #include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/sim/step_window.hpp"
 
 namespace dpointnet {
-
-namespace detail {
-// Bytes of the window's drive buffer at most: the window is shortened to fit.
-inline constexpr std::int64_t kMaxWindowBytes = std::int64_t(64) << 20;
-
-// The smallest delay (steps) of any edge of the network (D_max when it has no edges).
-inline int min_delay_steps(const Network& net) {
-  int d = net.max_delay;
-  for (const auto& p : net.projections)
-    for (int s : p.delay_steps) d = std::min(d, s);
-  return std::max(d, 1);
-}
-
-// Steps per window: the smallest delay, at most `max_window` (> 0), with a drive buffer of at most
-// kMaxWindowBytes (at least one step).
-inline int window_length(const Network& net, int max_window, int batch, int channels) {
-  int w = min_delay_steps(net);
-  if (max_window > 0) w = std::min(w, max_window);
-  const std::int64_t per_step = std::int64_t(8) * batch * channels * net.n_neurons;
-  if (per_step > 0)
-    w = static_cast<int>(std::min<std::int64_t>(w, std::max<std::int64_t>(1, kMaxWindowBytes / per_step)));
-  return std::max(w, 1);
-}
-}  // namespace detail
 
 // Steps the next launch may take, at most max_steps: 1 with a step hook (training records every step) or without
 // windows; else up to the window length, ending before the next change of the current clamps.

@@ -1,0 +1,33 @@
+// The length of the min-delay window of Simulator::run (sim/detail/simulator_window_impl.hpp): the network's
+// smallest delay, capped so that the window's drive buffer stays small. Kokkos-free (the memory plan counts it).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "dpointnet/network/network.hpp"
+
+namespace dpointnet {
+
+// Bytes of the window's drive buffer ([W B][R][N] 64-bit integers) at most: the window is shortened to fit.
+inline constexpr std::int64_t kMaxWindowBytes = std::int64_t(64) << 20;
+
+// The smallest delay (steps) of any edge of the network (D_max when it has no edges).
+inline int min_delay_steps(const Network& net) {
+  int d = net.max_delay;
+  for (const auto& p : net.projections)
+    for (int s : p.delay_steps) d = std::min(d, s);
+  return std::max(d, 1);
+}
+
+// Steps per window: the smallest delay, at most `max_window` (> 0; 0: no cap), with a drive buffer of at most
+// kMaxWindowBytes (at least one step).
+inline int window_length(const Network& net, int max_window, int batch, int channels) {
+  int w = min_delay_steps(net);
+  if (max_window > 0) w = std::min(w, max_window);
+  const std::int64_t per_step = std::int64_t(8) * batch * channels * net.n_neurons;
+  if (per_step > 0)
+    w = static_cast<int>(std::min<std::int64_t>(w, std::max<std::int64_t>(1, kMaxWindowBytes / per_step)));
+  return std::max(w, 1);
+}
+
+}  // namespace dpointnet
