@@ -22,7 +22,8 @@ using namespace dpointnet::test;
 // unique_rows: no (source, delay, channel, target) twice, so that the host shape adds a group's edges as vector
 // scatters (GroupedEdges::rows_unique); otherwise repeated edges (multiplicity) and the scalar loop. The unique
 // case also starts from a drive full of garbage that the first projection zeroes (PropagateFunctor::zero_first).
-void check_scatter(const bool unique_rows) {
+// Delays d_lo .. d_hi of a ring of D = 5 slots (the host shape reads only the delays a projection has).
+void check_scatter(const bool unique_rows, const int d_lo = 1, const int d_hi = 5) {
   using Exec = TEST_EXECSPACE;
   using Mem = Exec::memory_space;
   const int N = 60, B = 3, D = 5, R = 4;
@@ -32,13 +33,13 @@ void check_scatter(const bool unique_rows) {
   std::set<std::tuple<int, int, int, int>> rows;
   for (int e = 0; e < 2000; ++e) {  // repeated (source, target) pairs allowed, as multiplicity
     const int pre = static_cast<int>(gen() % N), post = static_cast<int>(gen() % N);
-    const int c = static_cast<int>(gen() % R), d = 1 + static_cast<int>(gen() % D);
+    const int c = static_cast<int>(gen() % R), d = d_lo + static_cast<int>(gen() % (d_hi - d_lo + 1));
     const double w = (static_cast<double>(gen() % 2000) - 700.0) / 37.0;
     if (unique_rows && !rows.insert({pre, d, c, post}).second) continue;
     nb.edge(0, pre, post, c, d, w);
   }
   Network net = nb.finish();
-  ASSERT_EQ(net.max_delay, D);
+  ASSERT_EQ(net.max_delay, d_hi);
   const Projection& p = net.projections[0];
   const std::vector<double> w = net.initial_weights(0);
   std::vector<std::int64_t> order;
@@ -118,6 +119,7 @@ void check_scatter(const bool unique_rows) {
 
 TEST(Propagation, ScatterMatchesEdgeList) { check_scatter(false); }
 TEST(Propagation, ScatterMatchesEdgeListUniqueRows) { check_scatter(true); }
+TEST(Propagation, ScatterMatchesEdgeListDelays2To4) { check_scatter(false, 2, 4); }
 
 // The weight gradient dL/dw_e += sum_b gu[c_e, post_e, b] a(pre_e, t - d_e, b) of one reverse step, in both kernel
 // shapes, against a plain loop over the edge list (float64; the shapes add the sample products in different

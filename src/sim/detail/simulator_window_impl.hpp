@@ -48,6 +48,7 @@ void Simulator<Real, ExecSpace>::step_window(int n_steps, int rec_index) {
     f.n_steps = n_steps;
     device::propagate(space_, "dpointnet::propagate_recurrent", f, B_, shape_);
     zero = false;
+    // (step t + w reads slots of steps >= t only for delays d <= w < D_min: no edges, so no stale slot counts)
     for (int w = 0; count_events_ && w < n_steps; ++w)
       events_ +=
           detail::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t + w, D_, B_, N_, s_min);
