@@ -150,9 +150,8 @@ class Simulator {
   friend struct detail::SimulatorAccess;
   Simulator(const ExecSpace& space, const Network& net, const std::vector<PreparedInput>& inputs, const SimOptions& opt,
             device::KernelShape shape);
-  void step_once(int rec_index);
   int window_steps(std::int64_t max_steps) const;
-  void step_window(int n_steps, int rec_index);
+  void advance(int n_steps, int rec_index);
   struct InputRuntime;
   void upload_schedule(InputRuntime& rt, const PreparedInput& in);
   void write_inputs(std::int64_t t, int slot, int n_steps = 1);
@@ -169,9 +168,8 @@ class Simulator {
   device::KernelShape shape_;
   device::NeuronConstants<Real, MemSpace> k_;
   device::NeuronState<Real, MemSpace> state_;
-  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u_;
   int window_ = 1;  // steps per min-delay window (SimOptions::max_window)
-  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u_window_;  // [window_ B][R][N], allocated on first use
+  Kokkos::View<std::int64_t***, Kokkos::LayoutRight, MemSpace> u_;  // the drive of a window's steps [window_ B][R][N]
   Kokkos::View<std::int64_t*, MemSpace> live_spans_;  // the live rows of u_ per channel (LiveChannels::span)
   device::SpikeRing<MemSpace> z_ring_;
   device::GroupedEdges<Real, MemSpace> recurrent_;
@@ -185,7 +183,6 @@ class Simulator {
   std::vector<Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, MemSpace>> rec_in_;
   std::vector<Kokkos::View<std::uint16_t***, Kokkos::LayoutRight, Kokkos::HostSpace>> rec_in_host_;
   void record_input_slots(int rec_index, int slot);
-  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v_step_;
   Kokkos::View<Real*, MemSpace> i_ext_;
   std::unique_ptr<NeuronDynamics<Real, ExecSpace>> dynamics_;
   std::vector<CurrentPulse> pulses_;

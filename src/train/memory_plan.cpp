@@ -64,11 +64,9 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
     add("nest-mode constants", N * (2 * R * real + 4 * real + 3 * real + 1));
     add("nest-mode step outputs (V before the reset, held flag)", B * N * (real + 2), true);
   }
-  add("synaptic drive (fixed point)", B * R * N * 8, true);
-  if (!tc) {  // simulate: the min-delay window's drive (sim/step_window.hpp; training runs step by step)
-    const int w = window_length(net, 0, cfg.batch_size, net.n_channels);
-    if (w > 1) add("min-delay window drive (fixed point)", w * B * R * N * 8, true);
-  }
+  // the drive of a min-delay window's steps (sim/step_window.hpp; training runs step by step)
+  const int window = tc ? 1 : window_length(net, 0, cfg.batch_size, net.n_channels);
+  add("synaptic drive (fixed point)", window * B * R * N * 8, true);
   add("spike ring", D * B * N, true);
   double edge_bytes = 0, n_edges = 0;
   const bool device_build = !compat::host_execution<Kokkos::DefaultExecutionSpace>;

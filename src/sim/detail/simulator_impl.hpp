@@ -107,14 +107,14 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
     live_spans_ = detail::upload_vector<decltype(live_spans_)>(space_, "drive.live_spans", lc.span);
   }
   dynamics_ = detail::make_neuron_dynamics<Real>(space_, net, B_, R_);  // run.dynamics, once
-  window_ = opt_.max_window == 1 ? 1 : window_length(net, opt_.max_window, B_, R_);
+  window_ = window_length(net, opt_.max_window, B_, R_);
   // state
   state_.v = decltype(state_.v)(Kokkos::view_alloc(space_, "state.v"), B_, N);
   state_.r = decltype(state_.r)(Kokkos::view_alloc(space_, "state.r"), B_, N);
   state_.asc = decltype(state_.asc)(Kokkos::view_alloc(space_, "state.asc"), B_, kNumAsc, N);
   state_.psc_rise = decltype(state_.psc_rise)(Kokkos::view_alloc(space_, "state.psc_rise"), B_, R_, N);
   state_.psc = decltype(state_.psc)(Kokkos::view_alloc(space_, "state.psc"), B_, R_, N);
-  u_ = decltype(u_)(Kokkos::view_alloc(space_, "drive.u"), B_, R_, N);
+  u_ = decltype(u_)(Kokkos::view_alloc(space_, "drive.u"), static_cast<std::size_t>(window_) * B_, R_, N);
   z_ring_ = device::SpikeRing<MemSpace>(Kokkos::view_alloc(space_, "state.z_ring"), D_, B_, N);
   const bool active_lists = device::device_shape<ExecSpace>(shape_);
   recurrent_ = device::group_edges<Real, MemSpace>(space_, net.projections[0], net.initial_weights(0), D_, N_,
@@ -143,8 +143,6 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
                          inputs_[k]->ring.extent(2));
     rec_in_host_.push_back(Kokkos::create_mirror_view(rec_in_.back()));
   }
-  v_step_ =
-      decltype(v_step_)(Kokkos::view_alloc(space_, "record.v_step"), opt_.record_v ? B_ : 0, opt_.record_v ? N : 0);
   space_.fence();  // the uploads above read host mirrors that go out of scope here
 }
 
@@ -191,54 +189,6 @@ void Simulator<Real, ExecSpace>::reset() {
 }
 
 template <class Real, class ExecSpace>
-void Simulator<Real, ExecSpace>::step_once(int rec_index) {
-  const std::int64_t t = t_;
-  update_current(t);
-  const std::int64_t s_min = -history_;
-  // 1. synaptic drive (the first projection zeroes it: PropagateFunctor::zero_first)
-  bool zero = true;
-  if (recurrent_.line.extent(0) > 0) {
-    device::propagate(space_, "dpointnet::propagate_recurrent",
-                      device::PropagateFunctor<Real, ExecSpace, std::uint8_t>{recurrent_, z_ring_, u_, t, D_, s_min,
-                                                                              zero, live_spans_},
-                      B_, shape_);
-    zero = false;
-    if (count_events_)
-      events_ +=
-          detail::count_events<ExecSpace, std::uint8_t>(space_, z_ring_, recurrent_.offsets, t, D_, B_, N_, s_min);
-  }
-  for (auto& in : inputs_) {
-    const std::int64_t ns = in->edges.n_sources;
-    device::propagate(space_, "dpointnet::propagate_input",
-                      device::PropagateFunctor<Real, ExecSpace, std::uint16_t>{in->edges, in->ring, u_, t, D_, s_min,
-                                                                               zero, live_spans_},
-                      B_, shape_);
-    zero = false;
-    if (count_events_)
-      events_ +=
-          detail::count_events<ExecSpace, std::uint16_t>(space_, in->ring, in->edges.offsets, t, D_, B_, ns, s_min);
-  }
-  if (zero) device::fill(space_, u_, std::int64_t(0));
-  // 2-8. neurons
-  const int slot_now = static_cast<int>(t % D_);
-  const int slot_prev = static_cast<int>((t + D_ - 1) % D_);
-  dynamics_->step(space_, {k_, state_, u_, z_ring_, v_step_, i_ext_, dt_, N_, B_, slot_prev, slot_now,
-                           t > 0 || history_ > 0, shape_});
-  write_inputs(t, slot_now);  // inputs of this step, into their ring slot (read from the next step on)
-  // record (only for a sink: training records nothing here)
-  if (rec_index >= 0) {
-    const std::size_t bn = static_cast<std::size_t>(B_) * static_cast<std::size_t>(N_);
-    device::copy(space_, rec_z_.data() + static_cast<std::size_t>(rec_index) * bn,
-                 z_ring_.data() + static_cast<std::size_t>(slot_now) * bn, bn);
-    if (opt_.record_v)
-      device::copy(space_, rec_v_.data() + static_cast<std::size_t>(rec_index) * bn, v_step_.data(), bn);
-    if (opt_.record_inputs) record_input_slots(rec_index, slot_now);
-  }
-  if (hook_) hook_(t, slot_now);
-  ++t_;
-}
-
-template <class Real, class ExecSpace>
 device::GroupedEdges<Real, typename ExecSpace::memory_space>& Simulator<Real, ExecSpace>::edges(int s) {
   return s == 0 ? recurrent_ : inputs_[static_cast<std::size_t>(s - 1)]->edges;
 }
@@ -274,10 +224,7 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
     const std::int64_t first = t_;
     for (int k = 0; k < n;) {
       const int w = window_steps(n - k);
-      if (w > 1)
-        step_window(w, sink ? k : -1);
-      else
-        step_once(sink ? k : -1);
+      advance(w, sink ? k : -1);
       k += w;
     }
     if (sink) {

@@ -1,8 +1,9 @@
-// The min-delay window of Simulator::run (sim/simulator.hpp): no spike reaches a target sooner than the network's
-// smallest delay, D_min steps, so the drive of steps t, ..., t + D_min - 1 depends only on spikes of steps before
-// t. One launch per projection computes the drive of every step of the window, one launch advances every neuron
-// through them, one launch writes a spike file's inputs of the window; random inputs draw per step. Integer drive
-// sums and per-neuron arithmetic in the same order give the values of step-by-step execution bitwise.
+// Simulator::run's steps, a min-delay window at a time (one step with a step hook or windows off): no spike
+// reaches a target sooner than the network's smallest delay, D_min steps, so the drive of steps t, ...,
+// t + D_min - 1 depends only on spikes of steps before t. One launch per projection computes the drive of every step
+// of the window, one launch advances every neuron through them, one launch writes a spike file's inputs of the
+// window; random inputs draw per step. Integer drive sums and per-neuron arithmetic in the same order give the
+// values of step-by-step execution bitwise.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -28,18 +29,15 @@ int Simulator<Real, ExecSpace>::window_steps(std::int64_t max_steps) const {
   return static_cast<int>(std::max<std::int64_t>(w, 1));
 }
 
-// Steps t_, ..., t_ + n_steps - 1 (n_steps <= the window length); rec_index >= 0: recorded into rows rec_index, ...
+// Steps t_, ..., t_ + n_steps - 1 (n_steps <= the window length; 1 with a step hook, called after the step);
+// rec_index >= 0: recorded into rows rec_index, ...
 template <class Real, class ExecSpace>
-void Simulator<Real, ExecSpace>::step_window(int n_steps, int rec_index) {
+void Simulator<Real, ExecSpace>::advance(int n_steps, int rec_index) {
   const std::int64_t t = t_;
   update_current(t);
   const std::int64_t s_min = -history_;
-  if (u_window_.extent(0) == 0)
-    u_window_ = decltype(u_window_)(Kokkos::view_alloc(space_, "drive.u_window"),
-                                    static_cast<std::size_t>(window_) * static_cast<std::size_t>(B_),
-                                    static_cast<std::size_t>(R_), static_cast<std::size_t>(N_));
   const auto u = Kokkos::subview(
-      u_window_, Kokkos::make_pair(std::size_t(0), static_cast<std::size_t>(n_steps) * static_cast<std::size_t>(B_)),
+      u_, Kokkos::make_pair(std::size_t(0), static_cast<std::size_t>(n_steps) * static_cast<std::size_t>(B_)),
       Kokkos::ALL, Kokkos::ALL);
   // 1. the drive of every step of the window
   bool zero = true;
@@ -84,6 +82,7 @@ void Simulator<Real, ExecSpace>::step_window(int n_steps, int rec_index) {
                    z_ring_.data() + static_cast<std::size_t>(slot) * bn, bn);
       if (opt_.record_inputs) record_input_slots(rec_index + w, slot);
     }
+  if (hook_) hook_(t, slot_now);  // (one step: window_steps)
   t_ += n_steps;
 }
 
