@@ -12,7 +12,8 @@ it in the same step at dt 1 and 0.1. Both read these files: NEST through regress
 BMTK PointNet does (one CopyModel + Create per node type, spike_generators with precise_times, one_to_one Connect
 per edge type, local_num_threads 1), dpointnet through `dpointnet simulate` with spike-file inputs.
 Per size and dt, REPEATS rounds, each in the order NEST, dpointnet with each of THREADS (OMP_NUM_THREADS,
-OMP_PROC_BIND=false); medians. Every run's set of (node id, spike step) must equal the first NEST run's: any
+OMP_PROC_BIND=false, DPOINTNET_ADAPT_THREADS=0: exactly that many); medians. With --busy, dpointnet again beside one
+spinning process, with the threads fixed and with them fitted to the cores (DPOINTNET_ADAPT_THREADS=1). Every run's set of (node id, spike step) must equal the first NEST run's: any
 difference stops the script (exit 1) with the first differences listed.
 Times: NEST read = bmtk_network reading the files in Python (once per size); load = ResetKernel to the last Connect;
 Prepare, Run, Cleanup timed apart, Simulate = their sum. dpointnet's own `phases:` log line: load (reading the files and
@@ -156,15 +157,17 @@ def log_phases(text):
             'spikes': int(re.search(r'done: (\d+) spikes', done)[1])}
 
 
-def dpointnet_run(binary, cfg, out, dt, threads):
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND='false')
+def dpointnet_run(binary, cfg, out, dt, threads, fit=False):
+    """One simulate run on `threads` OpenMP threads; with `fit`, dpointnet may fit them to the cores it gets
+    (DPOINTNET_ADAPT_THREADS=1, its default) and ph['threads'] says how many ran."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND='false', DPOINTNET_ADAPT_THREADS=str(int(fit)))
     t0 = time.perf_counter()
     r = subprocess.run([binary, 'simulate', cfg, '--no-progress'], capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     if r.returncode:
         sys.exit('dpointnet simulate failed (exit %d):\n%s' % (r.returncode, (r.stdout + r.stderr)[-3000:]))
     ph = log_phases(r.stdout + '\n' + r.stderr)
-    if ph['threads'] != threads:
+    if ph['threads'] != threads and not fit:
         sys.exit('dpointnet ran on %d threads, not %d (OMP_NUM_THREADS)' % (ph['threads'], threads))
     ph['process'] = wall
     with h5py.File(os.path.join(out, 'spikes.h5')) as h:
@@ -257,27 +260,41 @@ def main():
     if a.busy:
         print('\nBeside one busy process (a Python spin loop started before and stopped after the runs): dpointnet '
               'run (s), medians of %d rounds, quiet figures from the table above.\n' % a.repeats)
-        head = ['neurons', 'dt (ms)'] + [c % th for th in threads for c in ('%dT quiet', '%dT busy', '%dT busy / quiet')]
+        print('"fixed": DPOINTNET_ADAPT_THREADS=0, the requested threads; "fitted": the default, threads fitted to the '
+              'cores a start-up probe obtains (the threads that ran in brackets; the probe itself, up to 60 ms, is '
+              'before the run).\n')
+        head = ['neurons', 'dt (ms)']
+        head += [c % th if '%' in c else c for th in threads
+                 for c in ('%dT quiet', '%dT busy fixed', 'fixed / quiet', '%dT busy fitted', 'fitted / quiet')]
         print('| ' + ' | '.join(head) + ' |\n|' + '---|' * len(head))
         for n, dt, quiet, busy in busy_rows:
             cells = ['{:,}'.format(n), '%g' % dt]
-            cells += ['%.3f | %.3f | %.2fx' % (quiet[th], busy[th], busy[th] / quiet[th]) for th in threads]
+            for th in threads:
+                fixed, fitted, used = busy[th]
+                cells += ['%.3f | %.3f | %.2fx | %.3f (%s) | %.2fx' % (quiet[th], fixed, fixed / quiet[th], fitted,
+                                                                      used, fitted / quiet[th])]
             print('| ' + ' | '.join(cells) + ' |')
     print('\nload average before %s, after %s' % (load0, loadavg()))
 
 
 def busy_runs(binary, cfg, out, dt, threads, repeats, ref):
-    """dpointnet's run time per thread count (medians of `repeats`) beside one spinning process."""
+    """Per thread count, beside one spinning process: the medians of `repeats` runs with the requested threads
+    fixed and with the threads fitted to the cores, and the thread counts the fitted runs used."""
     spin = subprocess.Popen([sys.executable, '-c', 'while True: pass'])
     try:
         time.sleep(0.5)
-        runs = {th: [] for th in threads}
+        runs = {(th, fit): [] for th in threads for fit in (False, True)}
+        used = {th: set() for th in threads}
         for _ in range(repeats):
             for th in threads:
-                spikes, ph = dpointnet_run(binary, cfg, out, dt, th)
-                check(ref, spikes, 'dpointnet %d thread(s) beside a busy process' % th, dt)
-                runs[th].append(ph['run'])
-        return {th: statistics.median(runs[th]) for th in threads}
+                for fit in (False, True):
+                    spikes, ph = dpointnet_run(binary, cfg, out, dt, th, fit)
+                    check(ref, spikes, 'dpointnet %d thread(s) beside a busy process' % th, dt)
+                    runs[(th, fit)].append(ph['run'])
+                    if fit:
+                        used[th].add(ph['threads'])
+        return {th: (statistics.median(runs[(th, False)]), statistics.median(runs[(th, True)]),
+                     '/'.join(str(u) for u in sorted(used[th]))) for th in threads}
     finally:
         spin.kill()
         spin.wait()

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "dpointnet/app/thread_check.hpp"
 #include "dpointnet/device/kernel_shape.hpp"
 #include "dpointnet/util/error.hpp"
 #include "dpointnet/util/kokkos_compat.hpp"
@@ -18,9 +19,20 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   dpointnet::log::init(cmds.log_level);
+  dpointnet::HostThreads host;
+  try {
+    host = dpointnet::fit_host_threads(cmds.threads);
+  } catch (const dpointnet::InputError& e) {
+    std::fprintf(stderr, "dpointnet: error: %s\n", e.what());
+    return dpointnet::kExitInput;
+  }
   dpointnet::compat::InitOptions init;
-  init.num_threads = cmds.threads;
+  init.num_threads = host.threads > 0 ? host.threads : cmds.threads;
   dpointnet::compat::initialize(init);
+  if (const std::string m = dpointnet::host_threads_message(host); !m.empty()) dpointnet::log::get()->warn("{}", m);
+  if (host.obtained > 0)
+    dpointnet::log::get()->debug("host threads: {} requested, {} usable cores, the probe obtained {:.3f} cores: {}",
+                                 host.requested, host.usable, host.obtained, host.threads);
   int rc = 0;
   try {
     if (dpointnet::device::process_kernel_shape() == dpointnet::device::KernelShape::Device)

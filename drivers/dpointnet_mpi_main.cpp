@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "dpointnet/app/thread_check.hpp"
 #include "dpointnet/app/train_run.hpp"
 #include "dpointnet/device/kernel_shape.hpp"
 #include "dpointnet/parallel/mpi/mpi_context.hpp"
@@ -97,8 +98,14 @@ int main(int argc, char** argv) {
   {
     std::string src;
     const int lr = dpointnet::local_rank(MPI_COMM_WORLD, &src);
+    dpointnet::HostThreads host;
+    try {
+      host = dpointnet::fit_host_threads(threads);
+    } catch (const dpointnet::InputError& e) {
+      die(world_rank, std::string("error: ") + e.what(), dpointnet::kExitInput);
+    }
     dpointnet::compat::InitOptions init;
-    init.num_threads = threads;
+    init.num_threads = host.threads > 0 ? host.threads : threads;
     const int nvis = visible_devices();
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
     init.device_id = nvis > 0 ? lr % nvis : lr;
@@ -110,6 +117,13 @@ int main(int argc, char** argv) {
     (void)nvis;
 #endif
     dpointnet::compat::initialize(init);
+    if (const std::string m = dpointnet::host_threads_message(host); !m.empty())
+      dpointnet::log::get()->warn("rank {}: {}", world_rank, m);
+    if (host.obtained > 0)
+      dpointnet::log::get()->debug(
+          "rank {}: host threads: {} requested, {} usable cores, the probe obtained {:.3f} "
+          "cores: {}",
+          world_rank, host.requested, host.usable, host.obtained, host.threads);
   }
   int rc = 0;
   {
