@@ -122,16 +122,27 @@ GroupedEdges<Real, MemSpace> group_edges(const ExecSpace& space, const Projectio
   auto key_of = [&](std::size_t e) {
     return static_cast<std::size_t>(group_index(p.source[e], p.delay_steps[e], p.n_sources));
   };
-  auto h_off = Kokkos::View<std::int64_t*, Kokkos::HostSpace>(label + ".offsets_host", ng + 1);
+  // offsets, line and weight are written whole here and copied (host memory spaces: written in place, the mirrors
+  // are the views themselves)
+  using Kokkos::view_alloc;
+  using Kokkos::WithoutInitializing;
+  g.offsets = Kokkos::View<std::int64_t*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".offsets"), ng + 1);
+  g.line = Kokkos::View<std::int32_t*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".line"), ne);
+  g.weight = Kokkos::View<Real*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".weight"), ne);
+  space.fence();
+  auto h_off = compat::host_mirror_uninitialized(g.offsets);
+  auto h_line = compat::host_mirror_uninitialized(g.line);
+  auto h_w = compat::host_mirror_uninitialized(g.weight);
+  std::fill(h_off.data(), h_off.data() + ng + 1, std::int64_t{0});
+  // counts, then their prefix sums: h_off(k) is group k's first position; the scatter below advances h_off(k) as
+  // group k's cursor (to group k + 1's first position), so the offsets are shifted back after it (one array of
+  // random accesses, not two)
   for (std::size_t e = 0; e < ne; ++e) h_off(key_of(e) + 1)++;
   for (std::size_t k = 0; k < ng; ++k) h_off(k + 1) += h_off(k);
-  auto h_line = Kokkos::View<std::int32_t*, Kokkos::HostSpace>(label + ".line_host", ne);
-  auto h_w = Kokkos::View<Real*, Kokkos::HostSpace>(label + ".weight_host", ne);
   file_order.assign(ne, 0);
-  std::vector<std::int64_t> next(h_off.data(), h_off.data() + ng);  // each group's next free position
   std::int64_t max_channel = 0;
   for (std::size_t e = 0; e < ne; ++e) {
-    const auto pos = static_cast<std::size_t>(next[key_of(e)]++);
+    const auto pos = static_cast<std::size_t>(h_off(key_of(e))++);
     const std::int64_t tgt = p.target[e], ch = p.channel[e], line = ch * n_targets + tgt;
     if (tgt < 0 || tgt >= n_targets || ch < 0 || line > INT32_MAX)
       throw std::runtime_error(label + ": edge " + std::to_string(e) + " (target " + std::to_string(tgt) +
@@ -142,6 +153,8 @@ GroupedEdges<Real, MemSpace> group_edges(const ExecSpace& space, const Projectio
     h_w(pos) = static_cast<Real>(weight[e]);
     file_order[pos] = static_cast<std::int64_t>(e);
   }
+  for (std::size_t k = ng; k > 0; --k) h_off(k) = h_off(k - 1);
+  h_off(0) = 0;
   // each group's edges in target order (stable: equal targets keep the read order), so that a range of targets
   // is a contiguous range of the group (the target blocks of the host spike adjoint, target_blocks.hpp)
   {
@@ -200,12 +213,6 @@ GroupedEdges<Real, MemSpace> group_edges(const ExecSpace& space, const Projectio
       g.d_lo = std::min(g.d_lo, d);
       g.d_hi = d;
     }
-  // offsets, line and weight are written whole by the copies: not initialized first
-  using Kokkos::view_alloc;
-  using Kokkos::WithoutInitializing;
-  g.offsets = Kokkos::View<std::int64_t*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".offsets"), ng + 1);
-  g.line = Kokkos::View<std::int32_t*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".line"), ne);
-  g.weight = Kokkos::View<Real*, MemSpace>(view_alloc(space, WithoutInitializing, label + ".weight"), ne);
   Kokkos::deep_copy(space, g.offsets, h_off);
   Kokkos::deep_copy(space, g.line, h_line);
   Kokkos::deep_copy(space, g.weight, h_w);

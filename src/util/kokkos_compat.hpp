@@ -76,6 +76,16 @@ int concurrency(const ExecSpace& space) {
 }
 inline int concurrency() { return concurrency(Kokkos::DefaultExecutionSpace()); }
 
+// A host mirror of `src`, not initialized (the view itself where it is host memory).
+template <class View>
+auto host_mirror_uninitialized(const View& src) {
+#if DPOINTNET_KOKKOS4
+  return Kokkos::create_mirror_view(Kokkos::view_alloc(Kokkos::HostSpace(), Kokkos::WithoutInitializing), src);
+#else
+  return Kokkos::create_mirror_view(Kokkos::HostSpace(), src, Kokkos::WithoutInitializing);
+#endif
+}
+
 // A host copy of `src` made on the instance `space` (the view itself where it is host memory), complete on
 // return: the instance is fenced, not the whole device. (Kokkos 4's create_mirror_view_and_copy with the instance
 // in its view_alloc refuses a device instance for a host mirror; 3.x has no such overload and fences globally.)
