@@ -116,9 +116,9 @@ void gather_ceiling(const Network& net, int steps, int B, double spike_seconds, 
     const double rate = r.one_chain, rate2 = r.two_chains;
     fmt::print(
         "gather: probe {:>16} {:8.2f} MiB: {:.3g} G edges/s ({:.0f} GB/s of {:.0f}-byte lines), two chains "
-        "{:.3g}; spike adjoint at {:.0f} % of one chain\n",
+        "{:.3g}; spike adjoint at {:.0f} % of one chain; bfloat16 rows and weights {:.3g} ({:.2f}x one chain)\n",
         names[q], sizes[q] / 1048576.0, rate / 1e9, rate * row / 1e9, row, rate2 / 1e9,
-        100.0 * edges / spike_seconds / rate);
+        100.0 * edges / spike_seconds / rate, r.bf16 / 1e9, r.bf16 / rate);
   }
 }
 

@@ -12,7 +12,11 @@
 #include <cstring>
 #include <initializer_list>
 #include <random>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
+#include "dpointnet/util/half_precision.hpp"
 #include "dpointnet/util/host_simd.hpp"
 #include "dpointnet/util/kokkos_compat.hpp"
 
@@ -59,6 +63,46 @@ struct GatherProbe {
   }
 };
 
+// The same pattern with bfloat16 rows and weights (issue 37's question: what 16-bit storage of the adjoint ring and
+// the weights would give): 16 values of a row widened to float32 in registers (a shift of their bits), products and
+// sums in float32, one chain of adds.
+struct GatherProbeBf16 {
+  Kokkos::View<const bfloat16*> table;     // rows x B
+  Kokkos::View<const std::int32_t*> rows;  // per edge
+  Kokkos::View<const bfloat16*> weight;    // per edge
+  Kokkos::View<float*> out;                // segments x B
+  int B = 16, S = 64;
+  std::int64_t n_edges = 0, n_chunks = 1;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t c) const {
+    const std::int64_t k0 = n_edges / n_chunks * c, k1 = c + 1 == n_chunks ? n_edges : n_edges / n_chunks * (c + 1);
+    for (std::int64_t a0 = k0; a0 < k1; a0 += S) {
+      const std::int64_t s1 = a0 + S < k1 ? a0 + S : k1;
+      float* const o = &out(a0 / S * B);
+      for (int b0 = 0; b0 < B; b0 += 16) {
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+        // a row: 16 bfloat16 zero-extended to 32 bits and shifted up; the weight: broadcast as 16 bits to every
+        // half-lane and shifted up (the high half's copy falls out)
+        __m512 r = _mm512_loadu_ps(o + b0);
+        for (std::int64_t k = a0; k < s1; ++k) {
+          const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&table(rows(k) * B + b0)));
+          const __m512 x = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+          const __m512 w =
+              _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_set1_epi16(static_cast<short>(weight(k).bits)), 16));
+          r = _mm512_add_ps(r, _mm512_mul_ps(w, x));
+        }
+        _mm512_storeu_ps(o + b0, r);
+#else
+        for (int b = b0; b < b0 + 16; ++b) {
+          float r = o[b];
+          for (std::int64_t k = a0; k < s1; ++k) r += to_float(weight(k)) * to_float(table(rows(k) * B + b));
+          o[b] = r;
+        }
+#endif
+      }
+    }
+  }
+};
+
 // Best of 5 timed runs of launch() (after one untimed), which launches on the instance `space`, fenced: work /
 // seconds.
 template <class ExecSpace, class Launch>
@@ -77,6 +121,7 @@ double best_rate(const ExecSpace& space, const double work, Launch&& launch) {
 
 struct GatherRates {
   double one_chain = 0, two_chains = 0;  // edges per second
+  double bf16 = 0;  // one chain, the same rows in bfloat16 (half the footprint) with bfloat16 weights; 0: not run
 };
 
 // Edges per second gathered from a table of footprint_bytes (rows of B floats, B a multiple of 16), segments of S,
@@ -114,6 +159,20 @@ inline GatherRates gather_edges_per_s(double footprint_bytes, int B, int S,
   GatherRates r;
   r.one_chain = rate(false);
   r.two_chains = rate(true);
+  if (B % 16 == 0) {  // the same rows and edges in bfloat16
+    Kokkos::View<bfloat16*> t16(view_alloc(space, "probe.table_bf16"), n_rows * B),
+        w16(view_alloc(space, "probe.weight_bf16"), n_edges);
+    Kokkos::parallel_for(
+        "bench::gather_probe_to_bf16", Kokkos::RangePolicy<>(space, 0, std::max(n_edges, n_rows * B)),
+        KOKKOS_LAMBDA(const std::int64_t k) {
+          if (k < n_edges) w16(k) = to_bfloat16(weight(k));
+          if (k < n_rows * B) t16(k) = to_bfloat16(table(k));
+        });
+    GatherProbeBf16 q{t16, rows, w16, out, B, S, n_edges, compat::concurrency()};
+    r.bf16 = best_rate(space, static_cast<double>(n_edges), [&] {
+      Kokkos::parallel_for("bench::gather_probe_bf16", Kokkos::RangePolicy<>(space, 0, q.n_chunks), q);
+    });
+  }
   return r;
 }
 
