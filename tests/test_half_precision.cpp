@@ -8,12 +8,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <random>
+#include <utility>
 #include <vector>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
 #include "dpointnet/util/half_precision.hpp"
+#include "dpointnet/util/host_simd.hpp"
 
 using namespace dpointnet;
 
@@ -186,4 +189,41 @@ TEST(HalfPrecision, KernelsConvertAsTheHostDoes) {
     wrong += h_out(i) != ((static_cast<std::uint32_t>(a.bits) << 16 | b.bits) ^ bb);
   }
   EXPECT_EQ(wrong, 0) << "of " << n;
+}
+
+// The host spike adjoint's register sums over bfloat16 rows (compat::HostLanes<float, N>::add_product with bfloat16
+// values, N = 1..16: widened in registers) against scalar arithmetic on the widened values, a product then a sum,
+// each rounded: bitwise. A NaN after the N-th value is a guard against reading past the lanes; the value after the
+// N-th sum against writing past them.
+template <int N>
+void check_bfloat16_lanes() {
+  std::mt19937 gen(17 + N);
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  constexpr float kGuard = 12345.0f;
+  float acc[N + 1], ref[N], out[N + 1];
+  for (int q = 0; q < N; ++q) ref[q] = acc[q] = u(gen);
+  acc[N] = out[N] = kGuard;
+  compat::HostLanes<float, N> r;
+  r.load(acc);
+  for (int k = 0; k < 29; ++k) {
+    bfloat16 x[N + 1];
+    x[N] = bfloat16{0x7fc0};  // NaN
+    const float w = u(gen);
+    for (int q = 0; q < N; ++q) {
+      x[q] = to_bfloat16(u(gen));
+      const float prod = w * to_float(x[q]);
+      ref[q] = ref[q] + prod;
+    }
+    r.add_product(w, x);
+  }
+  r.store(out);
+  for (int q = 0; q < N; ++q) EXPECT_EQ(out[q], ref[q]) << N << " lanes, lane " << q;
+  EXPECT_EQ(out[N], kGuard) << N << " lanes: stored past the last lane";
+}
+template <int... N>
+void check_all_bfloat16_lanes(std::integer_sequence<int, N...>) {
+  (check_bfloat16_lanes<N + 1>(), ...);
+}
+TEST(HalfPrecision, HostLanesAddBFloat16RowsLaneByLane) {
+  check_all_bfloat16_lanes(std::make_integer_sequence<int, 16>{});
 }

@@ -12,7 +12,14 @@
 #endif
 
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
+#if (defined(__AVX512F__) || defined(__AVX2__)) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#include <immintrin.h>
+#endif
+
+#include "dpointnet/util/half_precision.hpp"
 
 // HostLanes<T, N>: N (1..16) lanes of T as GCC/Clang vectors of at most the host's register width on host compilers,
 // so that a partial sum kept over a loop stays in registers and is loaded and stored as vectors; a plain array
@@ -57,6 +64,32 @@ struct LanePiece {
     const V prod = w * x;
     v = v + prod;
   }
+  // bfloat16 values (float lanes only): widened exactly (their bits shifted up), then the same product and sum
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const bfloat16* p) {
+    static_assert(std::is_same_v<T, float>, "bfloat16 values widen to float lanes");
+    V x;
+#if defined(__AVX512F__)
+    if constexpr (Lanes == 16) {  // one zero extension to 16 lanes and a shift (GCC splits the generic one in two)
+      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      const __m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
+      std::memcpy(&x, &u, sizeof x);
+    } else
+#endif
+#if defined(__AVX2__)
+        if constexpr (Lanes == 8) {
+      const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const __m256i u = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+      std::memcpy(&x, &u, sizeof x);
+    } else
+#endif
+    {  // (GCC 12 refuses __builtin_convertvector on these dependent vector types)
+      std::uint32_t u[Lanes];
+      for (int q = 0; q < Lanes; ++q) u[q] = static_cast<std::uint32_t>(p[q].bits) << 16;
+      std::memcpy(&x, u, sizeof x);
+    }
+    const V prod = w * x;
+    v = v + prod;
+  }
 };
 template <class T>
 struct LanePiece<T, 1> {
@@ -65,6 +98,10 @@ struct LanePiece<T, 1> {
   KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { *p = v; }
   KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
     const T prod = w * *p;
+    v = v + prod;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const bfloat16* p) {
+    const T prod = w * to_float(*p);
     v = v + prod;
   }
 };
@@ -92,6 +129,10 @@ struct LanePieces {
     head.add_product(w, p);
     rest.add_product(w, p + Head);
   }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const bfloat16* p) {
+    head.add_product(w, p);
+    rest.add_product(w, p + Head);
+  }
 };
 template <class T, int N, int Head>
 struct LanePieces<T, N, Head, true> : LanePiece<T, Head> {};
@@ -108,6 +149,8 @@ struct HostLanes {
   KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { v.store(p); }
   // v += w * p[0 .. N - 1]
   KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) { v.add_product(w, p); }
+  // v += w * float32(p[0 .. N - 1]) (float lanes)
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const bfloat16* p) { v.add_product(w, p); }
 #else
   T v[N];
   KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) {
@@ -118,6 +161,9 @@ struct HostLanes {
   }
   KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) {
     for (int q = 0; q < N; ++q) v[q] += w * p[q];
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const bfloat16* p) {
+    for (int q = 0; q < N; ++q) v[q] += w * to_float(p[q]);
   }
 #endif
 };
