@@ -105,6 +105,11 @@ HostThreads fit_host_threads(int cli_threads) {
 #if defined(KOKKOS_ENABLE_OPENMP)
   if constexpr (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::OpenMP>) {
     h.requested = cli_threads > 0 ? cli_threads : omp_get_max_threads();
+    if (const char* k = std::getenv("KOKKOS_NUM_THREADS"); k != nullptr && cli_threads <= 0) {
+      char* end = nullptr;
+      const long n = std::strtol(k, &end, 10);
+      if (end != k && *end == '\0' && n > 0 && n < 1 << 20) h.requested = static_cast<int>(n);  // Kokkos' own
+    }
   }
 #else
   (void)cli_threads;

@@ -26,9 +26,10 @@ double probe_cores_obtained(int threads, double seconds);
 // else the whole cores it got (rounded from a quarter up), at least 1.
 int threads_for_cores(int requested, int usable, double obtained);
 
-// The host threads of this process: what --threads (`cli_threads` > 0) or OpenMP (OMP_NUM_THREADS) asks for, fitted
-// to the usable and obtained cores unless DPOINTNET_ADAPT_THREADS=0. For a default space without host threads,
-// requested = threads = 0 (nothing probed). A value of DPOINTNET_ADAPT_THREADS other than 0 or 1 is an InputError.
+// The host threads of this process: what --threads (`cli_threads` > 0), KOKKOS_NUM_THREADS or OpenMP
+// (OMP_NUM_THREADS) asks for, fitted to the usable and obtained cores unless DPOINTNET_ADAPT_THREADS=0. For a default
+// space without host threads, requested = threads = 0 (nothing probed). A value of DPOINTNET_ADAPT_THREADS other than 0
+// or 1 is an InputError.
 struct HostThreads {
   int requested = 0;
   int threads = 0;
