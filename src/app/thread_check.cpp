@@ -129,6 +129,10 @@ HostThreads fit_host_threads(int cli_threads) {
   const int probe_threads = h.usable > 0 ? std::min(h.requested, h.usable) : h.requested;
   // One probe of 20 ms (after 10 ms of spreading the threads) when it gets nearly every core; else the median of
   // three: a competitor that is there stays there, a process that passes changes one probe.
+  if (probe_threads <= 1) {  // one usable core: nothing to probe
+    h.threads = threads_for_cores(h.requested, h.usable, 0.0);
+    return h;
+  }
   double probe[3] = {probe_cores_obtained(probe_threads, 0.02), 0, 0};
   h.obtained = probe[0];
   if (probe[0] < probe_threads - 0.2) {
@@ -153,7 +157,7 @@ std::string host_threads_message(const HostThreads& h) {
   return fmt::format(
       "running {} host thread{} instead of the {} requested: {}; threads on shared cores wait for each "
       "other at every kernel. Results do not depend on the thread count; {}=0 keeps the requested "
-      "threads (OMP_NUM_THREADS or --threads)",
+      "threads (--threads, KOKKOS_NUM_THREADS or OMP_NUM_THREADS)",
       h.threads, h.threads == 1 ? "" : "s", h.requested, why, kAdaptThreadsVariable);
 }
 
