@@ -29,10 +29,7 @@ int main(int argc, char** argv) {
   dpointnet::compat::InitOptions init;
   init.num_threads = host.threads > 0 ? host.threads : cmds.threads;
   dpointnet::compat::initialize(init);
-  if (const std::string m = dpointnet::host_threads_message(host); !m.empty()) dpointnet::log::get()->warn("{}", m);
-  if (host.obtained > 0)
-    dpointnet::log::get()->debug("host threads: {} requested, {} usable cores, the probe obtained {:.3f} cores: {}",
-                                 host.requested, host.usable, host.obtained, host.threads);
+  dpointnet::log_host_threads(host);
   int rc = 0;
   try {
     if (dpointnet::device::process_kernel_shape() == dpointnet::device::KernelShape::Device)

@@ -117,13 +117,7 @@ int main(int argc, char** argv) {
     (void)nvis;
 #endif
     dpointnet::compat::initialize(init);
-    if (const std::string m = dpointnet::host_threads_message(host); !m.empty())
-      dpointnet::log::get()->warn("rank {}: {}", world_rank, m);
-    if (host.obtained > 0)
-      dpointnet::log::get()->debug(
-          "rank {}: host threads: {} requested, {} usable cores, the probe obtained {:.3f} "
-          "cores: {}",
-          world_rank, host.requested, host.usable, host.obtained, host.threads);
+    dpointnet::log_host_threads(host, "rank " + std::to_string(world_rank) + ": ");
   }
   int rc = 0;
   {

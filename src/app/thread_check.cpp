@@ -115,6 +115,7 @@ HostThreads fit_host_threads(int cli_threads) {
   (void)cli_threads;
 #endif
   h.threads = h.requested;
+  bool adapt = true;
   if (const char* v = std::getenv(kAdaptThreadsVariable)) {
     const std::string s(v);
     if (s != "0" && s != "1")
@@ -122,9 +123,9 @@ HostThreads fit_host_threads(int cli_threads) {
           fmt::format("{}='{}': expected 0 (keep the requested host threads) or 1 (fit them to the "
                       "cores this process gets; the default)",
                       kAdaptThreadsVariable, s));
-    h.adapt = s == "1";
+    adapt = s == "1";
   }
-  if (h.requested <= 1 || !h.adapt) return h;
+  if (h.requested <= 1 || !adapt) return h;
   h.usable = usable_cores();
   const int probe_threads = h.usable > 0 ? std::min(h.requested, h.usable) : h.requested;
   // One probe of 20 ms (after 10 ms of spreading the threads) when it gets nearly every core; else the median of
@@ -147,18 +148,25 @@ HostThreads fit_host_threads(int cli_threads) {
 
 std::string host_threads_message(const HostThreads& h) {
   if (h.threads == h.requested) return {};
+  const int probed = h.usable > 0 ? std::min(h.requested, h.usable) : h.requested;
   std::string why;
   if (h.usable > 0 && h.requested > h.usable)
     why = fmt::format("{} usable core{} (this process's CPU affinity)", h.usable, h.usable == 1 ? "" : "s");
-  if (h.obtained > 0 && h.threads < std::min(h.requested, h.usable > 0 ? h.usable : h.requested))
-    why +=
-        fmt::format("{}{} threads obtained {:.2f} cores in a 20 ms probe (other processes are running on them)",
-                    why.empty() ? "" : "; ", std::min(h.requested, h.usable > 0 ? h.usable : h.requested), h.obtained);
+  if (h.obtained > 0 && h.threads < probed)
+    why += fmt::format("{}{} threads obtained {:.2f} cores in a 20 ms probe (other processes are running on them)",
+                       why.empty() ? "" : "; ", probed, h.obtained);
   return fmt::format(
       "running {} host thread{} instead of the {} requested: {}; threads on shared cores wait for each "
       "other at every kernel. Results do not depend on the thread count; {}=0 keeps the requested "
       "threads (--threads, KOKKOS_NUM_THREADS or OMP_NUM_THREADS)",
       h.threads, h.threads == 1 ? "" : "s", h.requested, why, kAdaptThreadsVariable);
+}
+
+void log_host_threads(const HostThreads& h, const std::string& prefix) {
+  if (const std::string m = host_threads_message(h); !m.empty()) log::get()->warn("{}{}", prefix, m);
+  if (h.obtained > 0)
+    log::get()->debug("{}host threads: {} requested, {} usable cores, the probe obtained {:.3f} cores: {}", prefix,
+                      h.requested, h.usable, h.obtained, h.threads);
 }
 
 }  // namespace dpointnet

@@ -35,13 +35,15 @@ struct HostThreads {
   int threads = 0;
   int usable = 0;
   double obtained = 0;  // cores obtained by the probe (0: not probed)
-  bool adapt = true;
 };
 HostThreads fit_host_threads(int cli_threads);
 
 // The start-up line about a fitted thread count (naming OMP_NUM_THREADS and DPOINTNET_ADAPT_THREADS); empty when the
 // requested threads run.
 std::string host_threads_message(const HostThreads& h);
+
+// Logs that line (a warning) and, at debug level, the probe's figures; each line starts with `prefix`.
+void log_host_threads(const HostThreads& h, const std::string& prefix = "");
 
 inline constexpr const char* kAdaptThreadsVariable = "DPOINTNET_ADAPT_THREADS";
 

@@ -91,11 +91,7 @@ auto host_mirror_uninitialized(const View& src) {
 // in its view_alloc refuses a device instance for a host mirror; 3.x has no such overload and fences globally.)
 template <class ExecSpace, class View>
 auto mirror_view_and_copy(const ExecSpace& space, const View& src) {
-#if DPOINTNET_KOKKOS4
-  auto h = Kokkos::create_mirror_view(Kokkos::view_alloc(Kokkos::HostSpace(), Kokkos::WithoutInitializing), src);
-#else
-  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), src, Kokkos::WithoutInitializing);
-#endif
+  auto h = host_mirror_uninitialized(src);
   Kokkos::deep_copy(space, h, src);
   space.fence();
   return h;
