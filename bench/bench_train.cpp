@@ -126,14 +126,21 @@ int run(int argc, char** argv) {
   CLI::App app{"dpointnet training-step benchmark"};
   std::int64_t n = 1000;
   int steps = 500, batch = 16, C = 25, updates = 2, threads = 0;
-  std::string workdir = "/tmp/dpointnet-bench", precision = "float32";
+  int rounds = 1;
+  std::string workdir = "/tmp/dpointnet-bench";
+  std::vector<std::string> precisions{"float32"};
   app.add_option("--neurons", n);
   app.add_option("--steps", steps, "sequence length T (dt = 1 ms)");
   app.add_option("--batch", batch);
   app.add_option("--checkpoint-interval", C);
   app.add_option("--updates", updates, "timed updates (after one warm-up update)");
   app.add_option("--workdir", workdir);
-  app.add_option("--precision", precision)->check(CLI::IsMember({"float32", "float64"}));
+  app.add_option("--precision", precisions,
+                 "run.precision; several (comma-separated) are measured one after the other, in every round")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"float32", "float64", "bfloat16"}));
+  app.add_option("--rounds", rounds, "rounds over the precisions (the second in reverse order, and so on)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--threads", threads);
   bool bandwidth = false;
   app.add_flag(
@@ -153,7 +160,6 @@ int run(int argc, char** argv) {
     c["network"] = dir + "/config.circuit.json";
     c["run"]["tstop"] = steps;
     c["run"]["batch_size"] = batch;
-    c["run"]["precision"] = precision;
     c["train"] = {{"steps", updates + 1},
                   {"checkpoint_interval", C},
                   {"trainable", {{"recurrent", true}, {"lgn", true}, {"bkg", true}}},
@@ -170,8 +176,12 @@ int run(int argc, char** argv) {
     Network net = build_network(cfg);
     TrainConfig tc = TrainConfig::parse(cfg, net);
     auto inputs = prepare_inputs(cfg, net, tc.total_steps(cfg));
+    std::string precision;
     auto run = [&](auto tag) {
       using Real = decltype(tag);
+      cfg.precision = precision == "float64"    ? Precision::Float64
+                      : precision == "bfloat16" ? Precision::BFloat16
+                                                : Precision::Float32;
       const PreparedRun tr_run = prepare_run(cfg, net, tc, 1, batch);
       Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), tr_run);
       print_target_blocks(tr);
@@ -204,7 +214,8 @@ int run(int argc, char** argv) {
         // 1 - (1 - p)^B) again, with their lines and a gradient read and write (weight gradient).
         const double e_rec = static_cast<double>(net.projections[0].size());
         const double e_all = static_cast<double>(net.n_edges());
-        const double lines = std::ceil(batch * sizeof(Real) / 64.0) * 64.0;
+        const double ring = cfg.precision == Precision::BFloat16 ? 2.0 : sizeof(Real);  // an adjoint's bytes
+        const double lines = std::ceil(batch * ring / 64.0) * 64.0;
         const double edge = sizeof(Real) + 4;  // weight and row index (GroupedEdges::line)
         const double active = 1.0 - std::pow(1.0 - sum.rate_hz * cfg.dt / 1000.0, batch);
         const double bytes = steps * (e_rec * (edge + lines) + active * e_all * (edge + lines + 16));
@@ -224,10 +235,14 @@ int run(int argc, char** argv) {
         propagation_ceiling<Real>(net, batch, steps, spikes, clock->seconds(1), clock->calls(1));
       }
     };
-    if (precision == "float64")
-      run(double{});
-    else
-      run(float{});
+    for (int r = 0; r < rounds; ++r)
+      for (std::size_t q = 0; q < precisions.size(); ++q) {
+        precision = precisions[r % 2 == 0 ? q : precisions.size() - 1 - q];
+        if (precision == "float64")
+          run(double{});
+        else
+          run(float{});
+      }
   }
   Kokkos::finalize();
   return 0;

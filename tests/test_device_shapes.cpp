@@ -214,3 +214,13 @@ TEST(DeviceShapes, FullAndPartialLaneBlockGradientsAreTheDeviceShapes) {
   expect_same_gradients<double>(s, B, 1e-13);
   expect_same_gradients<float>(s, B, 1e-6);
 }
+
+// run.precision "bfloat16": the neuron adjoint's float32 slot rounded into the bfloat16 ring (ring_storage.hpp),
+// gathered by the host shapes' fused passes and by the device shapes' spike adjoint and weight-gradient teams
+TEST(DeviceShapes, BFloat16RingGradientsAreTheHostShapes) {
+  DP_HOST_BACKEND_ONLY();
+  const int B = 23;
+  TrainSetup s(300, 40.0, B, train_section(1e-3, 7, 2.0), 4, json{{"precision", "bfloat16"}});
+  ASSERT_EQ(s.cfg.precision, Precision::BFloat16);
+  expect_same_gradients<float>(s, B, 1e-6);
+}

@@ -47,7 +47,7 @@ bool has(const std::string& m, const std::string& part) { return m.find(part) !=
 TEST(DistributionConfig, NoDistributionIsTheSerialRun) {
   // docs/multi-gpu.md: without run.distribution a run is the serial run: one replica; float64 and simulate allowed.
   SimulationConfig c = config(DistributionMode::None);
-  c.double_precision = true;
+  c.precision = Precision::Float64;
   const DistributionConfig d = DistributionConfig::parse(c, nullptr, Launcher::Serial, 1, false);
   EXPECT_EQ(d.mode, DistributionMode::None);
   EXPECT_EQ(d.local_replicas(), 1);
@@ -144,10 +144,11 @@ TEST(DistributionConfig, MirroredDevicesThisBuildCannotDriveAreRefused) {
 
 TEST(DistributionConfig, Float64IsRefusedUnderADistributionMode) {
   SimulationConfig c = config(DistributionMode::Mpi);
-  c.double_precision = true;
+  c.precision = Precision::Float64;
   const std::string m = refusal(c, nullptr, Launcher::Mpi, 2);
   EXPECT_TRUE(starts(m, "/cfg/train.json: run: field 'precision': ")) << m;
   EXPECT_TRUE(has(m, "float32")) << m;
+  EXPECT_TRUE(has(m, "\"float64\"")) << m;
 }
 
 TEST(DistributionConfig, SimulateIsRefusedUnderADistributionMode) {

@@ -59,6 +59,7 @@ def main():
     ap.add_argument("--v1-features", action="store_true")
     ap.add_argument("--carry", action="store_true")
     ap.add_argument("--series", action="store_true")
+    ap.add_argument("--precision", default="float32", help="run.precision")
     ap.add_argument("--v1-losses", action="store_true",
                     help="a visual network, series over a grating and a grey screen with the V1 papers' losses")
     a = ap.parse_args()
@@ -69,7 +70,7 @@ def main():
             (["--visual", "--lgn-tiles-x", "2", "--lgn-tiles-y", "1"] if a.v1_losses else []))
         base = json.load(open(os.path.join(tmp, "net", "config.simulation.json")))
         base["network"] = os.path.join(tmp, "net", base["network"])
-        base["run"].update({"tstop": 40.0, "batch_size": 2, "seed": 8})
+        base["run"].update({"tstop": 40.0, "batch_size": 2, "seed": 8, "precision": a.precision})
         base["train"] = {"steps": 6, "checkpoint_interval": 10,
                          "trainable": {"recurrent": True, "lgn": True, "bkg": True},
                          "losses": [{"type": "TargetFiringRate", "cost": 1.0, "target": 4.0},
@@ -122,6 +123,25 @@ def main():
         ck3 = os.path.join(tmp, "interrupted", "checkpoints", "step_3.h5")
         if not os.path.exists(ck3):
             failures.append("no checkpoint after the interruption")
+        if a.precision != "float32":
+            # the checkpoint names its precision; a resume in another is refused, naming it, before any output
+            with h5py.File(ck3, "r") as f:
+                got = f.attrs["precision"]
+                got = got.decode() if isinstance(got, bytes) else str(got)
+            if got != a.precision:
+                failures.append(f"the checkpoint's precision attribute is {got!r}, not {a.precision!r}")
+            c = json.load(open(cfgs["interrupted"]))
+            c["run"]["precision"] = "float32"
+            c["output"] = {"output_dir": os.path.join(tmp, "refused_precision")}
+            p = os.path.join(tmp, "refused_precision.json")
+            json.dump(c, open(p, "w"), indent=1)
+            r = run([a.bin, "train", p, "--no-progress", "--resume", ck3], expect_fail=True)
+            if r.returncode == 0 or "field 'precision'" not in r.stderr or ck3 not in r.stderr:
+                failures.append(f"resume in float32: exit {r.returncode}, {r.stderr[-300:]}")
+            elif os.path.exists(os.path.join(tmp, "refused_precision", "metrics.csv")):
+                failures.append("resume in float32: metrics.csv written before the refusal")
+            else:
+                print("  refused: resume in another precision")
         if a.series:
             # another approach or optimizer than the checkpoint's: refused, naming it, before any output
             for key, change in (("approach", {"approach": "series_accumulate"}),

@@ -27,7 +27,7 @@ int run_plan(const std::string& config, bool simulate) {
   fmt::print("plan of `{}` for {}: {} neurons, {} edges, T = {} steps, batch {}{}, precision {}\n",
              training ? "train" : "simulate", cfg.path, net.n_neurons, net.n_edges(), cfg.n_steps, cfg.batch_size,
              training ? fmt::format(", checkpoint_interval {}", tc.checkpoint_interval) : std::string(),
-             cfg.double_precision ? "float64" : "float32");
+             precision_name(cfg.precision));
   fmt::print("{}", describe(plan));
   const double have = available_device_bytes();
   fmt::print("available on {}: {:.3f} MiB -> {}\n", Kokkos::DefaultExecutionSpace::memory_space::name(),

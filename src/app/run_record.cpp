@@ -26,7 +26,7 @@ void write_run_summary(const std::string& path, const RunRecord& rec, const Simu
   j["execution_space"] = Kokkos::DefaultExecutionSpace::name();
   j["memory_space"] = Kokkos::DefaultExecutionSpace::memory_space::name();
   j["threads"] = compat::concurrency();
-  j["precision"] = cfg.double_precision ? "float64" : "float32";
+  j["precision"] = precision_name(cfg.precision);
   j["dynamics"] = dynamics_name(cfg.dynamics);
   j["config"] = cfg.path;
   j["neurons"] = net.n_neurons;

@@ -198,13 +198,17 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   const int max_window = step_window_override();
   SimulationConfig cfg = SimulationConfig::load(cmd.config);
   if (cmd.batch_size > 0) cfg.batch_size = cmd.batch_size;
-  if (cmd.precision == "float64") cfg.double_precision = true;
-  if (cmd.precision == "float32") cfg.double_precision = false;
+  if (cmd.precision == "float64") cfg.precision = Precision::Float64;
+  if (cmd.precision == "float32") cfg.precision = Precision::Float32;
   const bool overwrite = cmd.overwrite || cfg.overwrite_output;
   auto lg = log::get();
   lg->info("dpointnet {} simulate {}", DPOINTNET_VERSION, cfg.path);
   lg->info("Kokkos {} on {} ({} threads/concurrency), precision {}", compat::kokkos_version_string(),
-           Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
+           Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), precision_name(cfg.precision));
+  if (cfg.precision == Precision::BFloat16)
+    lg->info(
+        "run.precision \"bfloat16\" stores the backward pass's adjoint ring in 16 bits: the simulation (a forward "
+        "pass) runs in float32, as a bfloat16 training run's forward pass does");
   warn_if_oversubscribed();
   lg->info("dynamics: {} (run.dynamics)", dynamics_name(cfg.dynamics));
   if (cfg.distribution.present)
@@ -274,7 +278,7 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   lg->info("running {} steps of {} ms, batch {}", cfg.n_steps, cfg.dt, cfg.batch_size);
   SimulateSummary s =
-      cfg.double_precision
+      cfg.double_precision()
           ? simulate_impl<double>(cfg, net, inputs, cfg.batch_size, reports, pulses, cmd.progress, max_window)
           : simulate_impl<float>(cfg, net, inputs, cfg.batch_size, reports, pulses, cmd.progress, max_window);
   s.load_s = load_s;

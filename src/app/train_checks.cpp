@@ -7,7 +7,7 @@ namespace fs = std::filesystem;
 namespace dpointnet {
 
 CheckpointState read_resume(const std::string& path, const std::string& nhash, const std::string& chash,
-                            const TrainConfig& tc, const SampleSchedule& schedule) {
+                            const std::string& precision, const TrainConfig& tc, const SampleSchedule& schedule) {
   if (!fs::exists(path)) throw InputError(path, "", "--resume", "checkpoint file does not exist");
   CheckpointState ck = read_checkpoint_file(path);
   if (ck.network_hash != nhash)
@@ -22,7 +22,11 @@ CheckpointState read_resume(const std::string& path, const std::string& nhash, c
                          " x accumulate x conditions); this run's is " + std::to_string(schedule.global_batch()) +
                          " (" + std::to_string(schedule.replicas) + " x " + std::to_string(schedule.batch) +
                          "): a resume may change the replicas and run.batch_size, not their product");
-  // the optimizer and the approach by name, before the config hash that covers them
+  // the precision, the optimizer and the approach by name, before the config hash that covers them
+  if (ck.precision != precision)
+    throw InputError(path, "", "precision",
+                     "the checkpoint was written by a run.precision \"" + ck.precision + "\" run; this run's is \"" +
+                         precision + "\" (a resume continues the same arithmetic)");
   if (ck.optimizer != optimizer_name(tc.optimizer))
     throw InputError(path, "", "optimizer",
                      "the checkpoint was written by optimizer \"" + ck.optimizer +

@@ -14,9 +14,10 @@
 
 namespace dpointnet {
 
-// A resume checkpoint must come from this network, config, optimizer and approach (InputError naming the field).
+// A resume checkpoint must come from this network, config, precision, optimizer and approach (InputError naming the
+// field).
 CheckpointState read_resume(const std::string& path, const std::string& nhash, const std::string& chash,
-                            const TrainConfig& tc, const SampleSchedule& schedule);
+                            const std::string& precision, const TrainConfig& tc, const SampleSchedule& schedule);
 
 // Before the optimizer step of a gradient of update `update`: a non-finite loss term or gradient stops the run (the
 // same decision on every rank: losses and gradients are the job's means). DPOINTNET_FAULT_NAN_STEP=k poisons

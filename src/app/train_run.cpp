@@ -259,7 +259,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   auto lg = log::get();
   lg->info("dpointnet {} train {}", DPOINTNET_VERSION, cfg.path);
   lg->info("Kokkos {} on {} ({} threads), precision {}", compat::kokkos_version_string(),
-           Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), cfg.double_precision ? "float64" : "float32");
+           Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), precision_name(cfg.precision));
   warn_if_oversubscribed();
   lg->info("dynamics: {} (run.dynamics)", dynamics_name(cfg.dynamics));
   Network net = build_network(cfg);
@@ -273,7 +273,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   const std::string chash = config_hash(cfg, replicas), nhash = network_hash(net);
   CheckpointState ck;
   if (!cmd.resume.empty()) {
-    ck = read_resume(cmd.resume, nhash, chash, tc, schedule);
+    ck = read_resume(cmd.resume, nhash, chash, precision_name(cfg.precision), tc, schedule);
     if (ck.replicas > 0 && ck.replicas != replicas)
       lg->info(
           "elastic resume: the checkpoint was written by {} replica(s) x batch {}; continuing on {} x {} (global "
@@ -305,7 +305,7 @@ int run_train(const TrainCommand& cmd, ReplicaContext* job) {
   lg->info("network: {} neurons, {} edges; T = {} steps, batch {}, {} updates, checkpoint interval {}", net.n_neurons,
            net.n_edges(), cfg.n_steps, cfg.batch_size, tc.steps, tc.checkpoint_interval);
   const RunInputs in{cmd, cfg, net, run, tc, cmd.resume.empty() ? nullptr : &ck, chash, nhash, dist};
-  return cfg.double_precision ? train_impl<double>(in, ctx, plan.total()) : train_impl<float>(in, ctx, plan.total());
+  return cfg.double_precision() ? train_impl<double>(in, ctx, plan.total()) : train_impl<float>(in, ctx, plan.total());
 }
 
 }  // namespace dpointnet

@@ -46,6 +46,11 @@ struct DistributionSpec {
   double timeout_s = 1800;           // run.distribution.timeout_s: collective watchdog (PyTorch's default)
 };
 
+// run.precision. BFloat16: float32 arithmetic, state, weights and gradients; the drive adjoint ring that the backward
+// pass gathers stored in bfloat16 (docs/training-update.md "Storage types"); its forward pass is the float32 one.
+enum class Precision { Float32, Float64, BFloat16 };
+const char* precision_name(Precision p);
+
 struct SimulationConfig {
   std::string path;  // the top config file
   nlohmann::json resolved;
@@ -55,7 +60,8 @@ struct SimulationConfig {
   std::int64_t n_steps = 0;
   std::uint32_t seed = 0;
   int batch_size = 1;
-  bool double_precision = false;           // run.precision: "float32" (default) or "float64"
+  Precision precision = Precision::Float32;  // run.precision
+  bool double_precision() const { return precision == Precision::Float64; }
   Dynamics dynamics = Dynamics::Discrete;  // run.dynamics: "discrete" (default) or "nest"
   DistributionSpec distribution;
 

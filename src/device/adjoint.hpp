@@ -23,13 +23,14 @@
 namespace dpointnet::device {
 
 // Adjoint state, samples fastest ([..][N][B]): every per-edge gather reads B contiguous values, and a team's
-// vector lanes run over the samples. Acc is the adjoint's arithmetic type.
-template <class Acc, class MemSpace>
+// vector lanes run over the samples. Acc is the adjoint's arithmetic type; Ring the storage type of the drive
+// adjoint ring gu that the spike adjoint and the weight gradients gather (Acc, or bfloat16: device/ring_storage.hpp).
+template <class Acc, class MemSpace, class Ring = Acc>
 struct Adjoint {
   Kokkos::View<Acc**, Kokkos::LayoutRight, MemSpace> gV;         // [N][B] dL/dV_{t+1} until step t is done
   Kokkos::View<Acc***, Kokkos::LayoutRight, MemSpace> gP;        // [R][N][B]
   Kokkos::View<Acc***, Kokkos::LayoutRight, MemSpace> gQ;        // [R][N][B]
-  Kokkos::View<Acc****, Kokkos::LayoutRight, MemSpace> gu;       // ring [D][R][N][B], slot t mod D
+  Kokkos::View<Ring****, Kokkos::LayoutRight, MemSpace> gu;      // ring [D][R][N][B], slot t mod D
   Kokkos::View<Acc**, Kokkos::LayoutRight, MemSpace> gz;         // [N][B] for the current step
   Kokkos::View<Acc**, Kokkos::LayoutRight, MemSpace> rate_grad;  // [N][B] dL/dz from rate losses
 };

@@ -37,14 +37,15 @@ struct FusedWeightGrad {
 // ascending (the same order on every backend). Devices: one vector lane per sample, the edge broadcast to the
 // lanes. Hosts: a range of sources per thread, the samples in register blocks of kHostLanes (a fixed-width vector
 // loop), optionally with the recurrent weight gradient (wg).
-template <class Real, class Acc, class ExecSpace>
+// Ring: the storage type of gu (Acc, or bfloat16 with Acc = float: widened exactly, the same arithmetic).
+template <class Real, class Acc, class ExecSpace, class Ring = Acc>
 struct SpikeAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   static constexpr bool kHost = compat::host_execution<ExecSpace>;
   static constexpr int kHostLanes = compat::kHostSampleLanes;
   GroupedEdges<Real, MemSpace> e;
-  Adjoint<Acc, MemSpace> a;
+  Adjoint<Acc, MemSpace, Ring> a;
   Acc rdamp;
   std::int64_t t, T, n;
   int D, B;
@@ -116,7 +117,7 @@ struct SpikeAdjointFunctor {
   // fused weight gradient's short terms, to g0[k - k0] (the term reads its lanes from the row's start).
   template <int NB, bool kFull>
   KOKKOS_INLINE_FUNCTION void host_add_lanes(Acc* aj, const std::int64_t k0, const std::int64_t k1,
-                                             const std::int32_t* ln, const Real* wt, const Acc* gs, const int b0,
+                                             const std::int32_t* ln, const Real* wt, const Ring* gs, const int b0,
                                              const bool merge, const HostActiveLanes& lanes, const std::uint8_t* act,
                                              Acc* g0) const {
     constexpr int kTail = kFull ? kHostLanes : 0;
@@ -125,7 +126,7 @@ struct SpikeAdjointFunctor {
     compat::HostLanes<Acc, NB> r1;
     if constexpr (kFull) r0.load(aj);
     r1.load(aj + kTail);
-    const auto add = [&](const Acc w, const Acc* line) {
+    const auto add = [&](const Acc w, const Ring* line) {
       if constexpr (kFull) r0.add_product(w, line + b0);
       r1.add_product(w, line + b0 + kTail);
     };
@@ -134,7 +135,7 @@ struct SpikeAdjointFunctor {
     } else {
       const HostShortTerm term(lanes, act);
       for (std::int64_t k = k0; k < k1; ++k) {
-        const Acc* line = gs + static_cast<std::int64_t>(ln[k]) * row;
+        const Ring* line = gs + static_cast<std::int64_t>(ln[k]) * row;
         add(static_cast<Acc>(wt[k]), line);
         g0[k - k0] = static_cast<Acc>(g0[k - k0] + term(line));
       }
@@ -145,7 +146,7 @@ struct SpikeAdjointFunctor {
   // host_add_lanes with NB = nb (a run-time count, 1 .. 16)
   template <int NB, bool kFull>
   KOKKOS_INLINE_FUNCTION void host_add_lanes_n(const int nb, Acc* aj, const std::int64_t k0, const std::int64_t k1,
-                                               const std::int32_t* ln, const Real* wt, const Acc* gs, const int b0,
+                                               const std::int32_t* ln, const Real* wt, const Ring* gs, const int b0,
                                                const bool merge, const HostActiveLanes& lanes, const std::uint8_t* act,
                                                Acc* g0) const {
     if constexpr (NB <= kHostLanes) {
@@ -158,7 +159,7 @@ struct SpikeAdjointFunctor {
   // gz(j, :) += sum of w_k gu[ln[k]] over k0 .. k1 - 1, in edge order (gs: the gu slot); in lane block merge_b0
   // also the fused weight gradient's short terms, to g0[k - k0].
   KOKKOS_INLINE_FUNCTION void host_add_edges(const std::int64_t j, const std::int64_t k0, const std::int64_t k1,
-                                             const std::int32_t* ln, const Real* wt, const Acc* gs, const int merge_b0,
+                                             const std::int32_t* ln, const Real* wt, const Ring* gs, const int merge_b0,
                                              const HostActiveLanes& lanes, const std::uint8_t* act, Acc* g0) const {
     if (host_one_pass()) {
       if (B > kHostLanes)
@@ -184,7 +185,7 @@ struct SpikeAdjointFunctor {
       } else {  // with the weight gradient's terms from the same lines
         const HostShortTerm term(lanes, act);
         for (std::int64_t k = k0; k < k1; ++k) {
-          const Acc* line = gs + static_cast<std::int64_t>(ln[k]) * row;
+          const Ring* line = gs + static_cast<std::int64_t>(ln[k]) * row;
           r.add_product(static_cast<Acc>(wt[k]), line + b0);
           g0[k - k0] = static_cast<Acc>(g0[k - k0] + term(line));
         }
@@ -203,7 +204,7 @@ struct SpikeAdjointFunctor {
       if (t + d >= T) break;
       const int slot = static_cast<int>((t + d) % D);
       const bool grad_on = wg.on() && !(wg.grad_only && t + d < wg.t_lo);
-      const Acc* const gs = &a.gu(slot, 0, 0, 0);
+      const Ring* const gs = &a.gu(slot, 0, 0, 0);
       for (std::int64_t j = j0; j < j1; ++j) {
         const std::int64_t g = e.group(j, d);
         const std::int64_t k0 = e.offsets(g), k1 = e.offsets(g + 1);
@@ -241,7 +242,7 @@ struct SpikeAdjointFunctor {
       if (wg.grad_only && !grad_on) continue;
       if (grad_on)
         for (std::int64_t q = 0; q < n_act; ++q) cursor[q] = e.offsets(e.group(act_list[q], d));
-      const Acc* const gs = &a.gu(slot, 0, 0, 0);
+      const Ring* const gs = &a.gu(slot, 0, 0, 0);
       for (int blk = 0; blk < tb.n_blocks; ++blk) {
         const std::int32_t* const seg = tb.seg.data() + tb.section(d, blk);
         std::int64_t q = 0, next = grad_on ? act_list[0] : j1;
@@ -288,18 +289,19 @@ struct SpikeAdjointFunctor {
     if (j >= n) return;
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, B), [&](const int b) {
       Acc acc = 0;
-      for_edges(
-          j, [&](const Acc w, const std::int32_t line, const int slot) { acc += w * edge_row(a.gu, line, slot)[b]; });
+      for_edges(j, [&](const Acc w, const std::int32_t line, const int slot) {
+        acc += w * widen(edge_row(a.gu, line, slot)[b]);
+      });
       a.gz(j, b) = a.rate_grad(j, b) + rdamp * acc;
     });
   }
 };
 
 // Launches the spike adjoint of one reverse step.
-template <class Real, class Acc, class ExecSpace>
-void spike_adjoint(const ExecSpace& space, const SpikeAdjointFunctor<Real, Acc, ExecSpace>& f,
+template <class Real, class Acc, class ExecSpace, class Ring>
+void spike_adjoint(const ExecSpace& space, const SpikeAdjointFunctor<Real, Acc, ExecSpace, Ring>& f,
                    KernelShape shape = KernelShape::Auto) {
-  using F = SpikeAdjointFunctor<Real, Acc, ExecSpace>;
+  using F = SpikeAdjointFunctor<Real, Acc, ExecSpace, Ring>;
   using Teams = compat::SampleTeams<ExecSpace>;
   if constexpr (F::kHost) {
     if (host_shape<ExecSpace>(shape)) {

@@ -73,7 +73,7 @@ TargetBlockChoice choose_target_blocks(const ExecSpace& space,
   for (int round = 0; round < rounds; ++round)
     for (std::size_t q = 0; q < candidates.size(); ++q) {
       const std::size_t i = round % 2 == 0 ? q : candidates.size() - 1 - q;
-      SpikeAdjointFunctor<Real, Acc, ExecSpace> f = make(t_first);
+      auto f = make(t_first);
       f.tb = target_blocks(space, e, D, n_targets, block_targets_for(n_targets, candidates[i]),
                            "edges.recurrent.calibration");
       spike_adjoint(space, f, KernelShape::Host);

@@ -8,6 +8,7 @@
 
 #include "dpointnet/device/adjoint.hpp"
 #include "dpointnet/device/edge_layout.hpp"
+#include "dpointnet/util/half_precision.hpp"
 #include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
@@ -80,8 +81,8 @@ struct HostShortTerm {
   // the term of the edge whose line (sample 0 of its row) is `line`
   template <class T>
   KOKKOS_INLINE_FUNCTION double operator()(const T* line) const {
-    const double p1 = static_cast<double>(line[b1]) * x1;
-    return two ? p1 + static_cast<double>(line[b2]) * x2 : p1;
+    const double p1 = static_cast<double>(widen(line[b1])) * x1;
+    return two ? p1 + static_cast<double>(widen(line[b2])) * x2 : p1;
   }
 };
 
@@ -114,9 +115,9 @@ KOKKOS_INLINE_FUNCTION void host_group_weight_grad(const HostActiveLanes& l, con
       const auto* gk = line(k) + b0;
       double p[kLanes];
       if (nb == kLanes) {
-        for (int q = 0; q < kLanes; ++q) p[q] = static_cast<double>(gk[q]) * x[q];
+        for (int q = 0; q < kLanes; ++q) p[q] = static_cast<double>(widen(gk[q])) * x[q];
       } else {
-        for (int q = 0; q < kLanes; ++q) p[q] = q < nb ? static_cast<double>(gk[q]) * x[q] : 0.0;
+        for (int q = 0; q < kLanes; ++q) p[q] = q < nb ? static_cast<double>(widen(gk[q])) * x[q] : 0.0;
       }
       grad[k] = static_cast<Grad>(grad[k] + lane_tree_sum(p));
     }
@@ -130,7 +131,8 @@ KOKKOS_INLINE_FUNCTION void host_group_weight_grad(const HostActiveLanes& l, con
 //   a fixed tree order (only the active lanes are read when one or two samples are active: the same sums);
 // * devices (ActiveTeams, after compact_active_groups): each team takes active groups in turn, spreads the
 //   group's edges over its threads and reduces over the samples' vector lanes.
-template <class Real, class Acc, class ExecSpace, class Activity>
+// Ring: the storage type of gu (spike_adjoint.hpp).
+template <class Real, class Acc, class ExecSpace, class Activity, class Ring = Acc>
 struct WeightGradFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -138,7 +140,7 @@ struct WeightGradFunctor {
   static constexpr int kLanes = compat::kHostSampleLanes;
   GroupedEdges<Real, MemSpace> e;
   Kokkos::View<Activity***, Kokkos::LayoutRight, MemSpace> act_ext;  // [D + C][n_src][B]
-  Kokkos::View<Acc****, Kokkos::LayoutRight, MemSpace> gu;           // ring [D][R][N][B]
+  Kokkos::View<Ring****, Kokkos::LayoutRight, MemSpace> gu;          // ring [D][R][N][B]
   Kokkos::View<Acc*, MemSpace> grad;                                 // per grouped edge
   std::int64_t t, ext_base, n_groups;                                // ext_base = t0 - D
   int D, B, slot_gu;
@@ -171,12 +173,12 @@ struct WeightGradFunctor {
       const std::int64_t j = e.source_of(g);
       const int xi = static_cast<int>(t - e.delay_of(g) - ext_base);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(m, e.offsets(g), e.offsets(g + 1)), [&](const std::int64_t k) {
-        const Acc* const gk = edge_row(gu, e.line(k), slot_gu);
+        const Ring* const gk = edge_row(gu, e.line(k), slot_gu);
         double sum = 0;
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(m, B),
             [&](const int b, double& acc) {
-              acc += static_cast<double>(gk[b]) * static_cast<double>(act_ext(xi, j, b));
+              acc += static_cast<double>(widen(gk[b])) * static_cast<double>(act_ext(xi, j, b));
             },
             sum);
         Kokkos::single(Kokkos::PerThread(m), [&]() { grad(k) = static_cast<Acc>(grad(k) + sum); });
@@ -186,10 +188,11 @@ struct WeightGradFunctor {
 };
 
 // Launches the weight gradient of one surface in the shape that suits the space (or the one asked for).
-template <class Real, class Acc, class ExecSpace, class Activity>
-void weight_grad(const ExecSpace& space, const char* label, const WeightGradFunctor<Real, Acc, ExecSpace, Activity>& f,
+template <class Real, class Acc, class ExecSpace, class Activity, class Ring>
+void weight_grad(const ExecSpace& space, const char* label,
+                 const WeightGradFunctor<Real, Acc, ExecSpace, Activity, Ring>& f,
                  KernelShape shape = KernelShape::Auto) {
-  using F = WeightGradFunctor<Real, Acc, ExecSpace, Activity>;
+  using F = WeightGradFunctor<Real, Acc, ExecSpace, Activity, Ring>;
   using MemSpace = typename ExecSpace::memory_space;
   using Teams = compat::SampleTeams<ExecSpace>;
   if (device_shape<ExecSpace>(shape)) {

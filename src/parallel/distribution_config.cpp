@@ -54,8 +54,10 @@ DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const 
     if (!training)
       throw InputError(f, "run", "distribution",
                        "sample-parallel runs train; simulate (inference) is refused under a distribution mode");
-    if (cfg.double_precision)
-      throw InputError(f, "run", "precision", "distributed training is FP32 only (run.precision \"float32\")");
+    if (cfg.precision == Precision::Float64)
+      throw InputError(f, "run", "precision",
+                       "distributed training is qualified in float32 and bfloat16 only (run.precision \"float32\"), "
+                       "not \"float64\"");
     // pooled (not sample-separable) losses are exact too: the replica set reduces their spike counts first
   }
   return d;

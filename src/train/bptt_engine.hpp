@@ -5,11 +5,13 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "dpointnet/device/adjoint.hpp"
 #include "dpointnet/device/kernel_shape.hpp"
 #include "dpointnet/device/pool_traces.hpp"
+#include "dpointnet/device/ring_storage.hpp"
 #include "dpointnet/device/spike_adjoint.hpp"
 #include "dpointnet/device/surrogate.hpp"
 #include "dpointnet/device/target_block_calibration.hpp"
@@ -30,6 +32,8 @@ struct BpttSettings {
   std::vector<std::int64_t> bands;
   device::BackwardParams backward;
   device::KernelShape shape = device::KernelShape::Auto;
+  // The drive adjoint ring's storage (device/ring_storage.hpp); bfloat16 with float32 engines only.
+  device::RingStorage ring = device::RingStorage::Native;
 };
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
@@ -95,10 +99,19 @@ class BpttEngine {
     while (k + 2 < static_cast<int>(bands_.size()) && w >= bands_[static_cast<std::size_t>(k + 1)]) ++k;
     return k;
   }
+  // f(adjoint) with the adjoint whose ring the spike adjoint and the weight gradients gather: adj_, or adj16_ with
+  // its bfloat16 ring.
+  template <class F>
+  void with_ring(F&& f) const {
+    if constexpr (std::is_same_v<Acc, float>)
+      if (ring16_) return f(adj16_);
+    f(adj_);
+  }
   // The spike adjoint of reverse step t over the recurrent edges (in target blocks where the engine keeps them).
-  auto spike_adjoint_at(std::int64_t t) const {
-    device::SpikeAdjointFunctor<Real, Acc, ExecSpace> sa{
-        sim_.edges(0), adj_, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D_, B_};
+  template <class Ring>
+  auto spike_adjoint_at(std::int64_t t, const device::Adjoint<Acc, MemSpace, Ring>& a) const {
+    device::SpikeAdjointFunctor<Real, Acc, ExecSpace, Ring> sa{
+        sim_.edges(0), a, static_cast<Acc>(bp_.rdamp), t, W_ + T_, N_, D_, B_};
     sa.a.rate_grad = Kokkos::subview(rate_grads_, band_of(t), Kokkos::ALL(), Kokkos::ALL());
     sa.tb = blocks_;
     return sa;
@@ -118,7 +131,9 @@ class BpttEngine {
   std::int64_t N_, T_, W_;
   int target_blocks_config_;
   std::vector<Snapshot> segment_snapshots_;
-  device::Adjoint<Acc, MemSpace> adj_;
+  device::Adjoint<Acc, MemSpace> adj_;  // with a bfloat16 ring, its gu is the neuron adjoint's one float32 slot
+  bool ring16_ = false;
+  device::Adjoint<Acc, MemSpace, bfloat16> adj16_;     // adj_'s views, gu the bfloat16 ring (ring16_)
   device::TargetBlockedEdges<Real, MemSpace> blocks_;  // host shapes, large N: the spike adjoint's edge order
   device::TargetBlockChoice block_choice_;
   device::PoolSet<MemSpace> pools_;

@@ -46,7 +46,10 @@ double lgn_input_bytes(const PreparedInput& in, std::int64_t n_steps, double dt,
 MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inputs, const SimulationConfig& cfg,
                        const TrainConfig* tc, int replicas) {
   MemoryPlan p;
-  const double real = cfg.double_precision ? 8.0 : 4.0;
+  const double real = cfg.double_precision() ? 8.0 : 4.0;
+  // the drive adjoint ring's element (bfloat16 runs: 2 bytes, and one float32 slot beside it)
+  const bool ring16 = cfg.precision == Precision::BFloat16;
+  const double ring = ring16 ? 2.0 : real;
   const double N = static_cast<double>(net.n_neurons), B = cfg.batch_size, R = net.n_channels, D = net.max_delay;
   const double T = static_cast<double>(cfg.n_steps);
   const bool record_v = !tc && !cfg.voltage_reports.empty();
@@ -119,7 +122,7 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
       const auto ne = static_cast<std::int64_t>(rec.size());
       std::vector<int> counts{tc->target_blocks};
       if (tc->target_blocks == 0)
-        counts = device::target_block_candidates(ne, rec.n_sources, static_cast<int>(D), R * N * B * real,
+        counts = device::target_block_candidates(ne, rec.n_sources, static_cast<int>(D), R * N * B * ring,
                                                  static_cast<double>(host_cache_bytes(2)));
       double blocked = 0;
       for (const int c : counts)
@@ -135,7 +138,9 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
                           : "initial states (train.initial_state from_input: two states per micro-batch)",
           2.0 * tc->micro_batches() * (state + D * B * N + input_ring_bytes), true);
     const double acc = real;  // adjoints are Real (float32 runs keep float32 adjoints)
-    add("adjoints", N * B * acc * (1 + 2 * R + D * R + 2), true);
+    add("adjoints", N * B * acc * (1 + 2 * R + 2), true);
+    add(ring16 ? "drive adjoint ring (bfloat16, and one float32 slot)" : "drive adjoint ring",
+        D * R * N * B * ring + (ring16 ? R * N * B * acc : 0.0), true);
     add("segment record (v, r, spikes, inputs over D + C steps)",
         C * N * B * (real + 2) + (D + C) * (N * B + x_ext_bytes), true);
     add("loss statistics", B * N * (4 + real) + 2 * T * 8, true);

@@ -23,7 +23,7 @@ std::string config_hash(const SimulationConfig& cfg, int replicas) {
               {"tstop", cfg.tstop},
               {"seed", cfg.seed},
               {"batch_size", static_cast<std::int64_t>(cfg.batch_size) * replicas},
-              {"precision", cfg.double_precision ? "float64" : "float32"}};
+              {"precision", precision_name(cfg.precision)}};
   if (cfg.dynamics == Dynamics::Nest) j["run"]["dynamics"] = "nest";  // (discrete runs keep their old hash)
   json t = cfg.resolved["train"];
   // files read by the losses count by their contents, like input files

@@ -25,7 +25,7 @@ CheckpointState capture_state(const Trainer<Real, ExecSpace>& tr, const Network&
   c.seed = cfg.seed;
   c.config_hash = chash;
   c.network_hash = nhash;
-  c.precision = cfg.double_precision ? "float64" : "float32";
+  c.precision = precision_name(cfg.precision);
   c.global_batch = schedule.global_batch();
   c.replicas = schedule.replicas;
   c.batch_size = schedule.batch;

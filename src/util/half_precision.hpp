@@ -8,6 +8,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace dpointnet {
 
@@ -80,6 +81,27 @@ KOKKOS_INLINE_FUNCTION float16 to_float16(float f) {
     o = u >> 13;
   }
   return float16{static_cast<std::uint16_t>(o | sign)};
+}
+
+// widen(x): a stored value in its arithmetic type (16 bits -> float32, exactly; others unchanged); narrow<T>(x): a
+// float32 value stored as T (to_bfloat16 / to_float16, or unchanged).
+template <class T>
+KOKKOS_INLINE_FUNCTION T widen(const T x) {
+  return x;
+}
+KOKKOS_INLINE_FUNCTION float widen(const bfloat16 h) { return to_float(h); }
+KOKKOS_INLINE_FUNCTION float widen(const float16 h) { return to_float(h); }
+template <class T>
+KOKKOS_INLINE_FUNCTION T narrow(const T x) {
+  return x;
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T narrow(const float x, std::enable_if_t<std::is_same_v<T, bfloat16>, int> = 0) {
+  return to_bfloat16(x);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T narrow(const float x, std::enable_if_t<std::is_same_v<T, float16>, int> = 0) {
+  return to_float16(x);
 }
 
 }  // namespace dpointnet

@@ -34,10 +34,11 @@ def make_network(binary, out, neurons=60, seed=4, visual=False):
     run([binary, "generate", "--out", out, "--neurons", str(neurons), "--seed", str(seed)] + extra)
 
 
-def train_config(path, net_dir, output_dir, batch, steps=3, distribution=None, global_batch=None, extra_train=None):
+def train_config(path, net_dir, output_dir, batch, steps=3, distribution=None, global_batch=None, extra_train=None,
+                 precision="float32"):
     c = json.load(open(os.path.join(net_dir, "config.simulation.json")))
     c["network"] = os.path.join(net_dir, c["network"])
-    c["run"].update({"tstop": 40.0, "batch_size": batch, "seed": 12})
+    c["run"].update({"tstop": 40.0, "batch_size": batch, "seed": 12, "precision": precision})
     if distribution is not None:
         c["run"]["distribution"] = distribution
     if global_batch is not None:

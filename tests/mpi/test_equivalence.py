@@ -8,11 +8,13 @@ that the logged sample ranges of every rank/replica are disjoint and cover each 
 the chief wrote output.
 
   test_equivalence.py --bin build/dpointnet --mpi-bin build/dpointnet-mpi [--ranks 1,2,4] [--[no-]mirrored]
+                      [--precision float32|bfloat16]
 
 --ranks: the mpirun rank counts to compare with the serial run (each dividing the global batch 8; '' for none);
 default 1,2,4. --mirrored: also compare mirrored 2 x 4 (the serial driver); default: only when --ranks is not
 given. tests/CMakeLists.txt registers mpi.equivalence.np1/np2/np4 (--ranks N --no-mirrored) and
-train.mirrored_equivalence (--ranks '' --mirrored, which needs no --mpi-bin).
+train.mirrored_equivalence (--ranks '' --mirrored, which needs no --mpi-bin), and both in bfloat16 (the adjoint ring
+of every replica rounded per sample: a split of the batch changes no sample's values, so the bound is float32's).
 """
 import argparse
 import os
@@ -36,6 +38,7 @@ def main():
                     help="comma-separated mpirun rank counts (default 1,2,4; '' for none)")
     ap.add_argument("--mirrored", action=argparse.BooleanOptionalAction, default=None,
                     help="also compare mirrored 2 x 4 (default: only when --ranks is not given)")
+    ap.add_argument("--precision", default="float32", help="run.precision of every run (float32 or bfloat16)")
     a = ap.parse_args()
     mirrored = a.mirrored if a.mirrored is not None else a.ranks is None
     ranks = a.ranks if a.ranks is not None else [1, 2, 4]
@@ -54,21 +57,22 @@ def main():
         make_network(a.bin, net)
         K = "3"
         runs = {}
-        cfg = train_config(os.path.join(tmp, "serial.json"), net, os.path.join(tmp, "o_serial"), GLOBAL_BATCH)
+        cfg = train_config(os.path.join(tmp, "serial.json"), net, os.path.join(tmp, "o_serial"), GLOBAL_BATCH,
+                           precision=a.precision)
         run([a.bin, "train", cfg, "--gradient-check", os.path.join(tmp, "serial.h5"), "--gradient-check-updates", K])
         runs["serial batch 8"] = os.path.join(tmp, "serial.h5")
         logs = {}
         for n in ranks:
             b = GLOBAL_BATCH // n
             cfg = train_config(os.path.join(tmp, f"mpi{n}.json"), net, os.path.join(tmp, f"o_mpi{n}"), b,
-                               distribution={"mode": "mpi"}, global_batch=GLOBAL_BATCH)
+                               distribution={"mode": "mpi"}, global_batch=GLOBAL_BATCH, precision=a.precision)
             r = mpirun(n, [a.mpi_bin, "train", cfg, "--gradient-check", os.path.join(tmp, f"mpi{n}.h5"),
                            "--gradient-check-updates", K])
             runs[f"mpirun -n {n} local {b}"] = os.path.join(tmp, f"mpi{n}.h5")
             logs[n] = r.stderr
         if mirrored:
             cfg = train_config(os.path.join(tmp, "mirrored.json"), net, os.path.join(tmp, "o_mirrored"), 4,
-                               distribution={"mode": "mirrored", "devices": ["cpu", "cpu"]})
+                               distribution={"mode": "mirrored", "devices": ["cpu", "cpu"]}, precision=a.precision)
             r = run([a.bin, "train", cfg, "--gradient-check", os.path.join(tmp, "mirrored.h5"),
                      "--gradient-check-updates", K])
             runs["mirrored 2 x 4"] = os.path.join(tmp, "mirrored.h5")

@@ -39,8 +39,18 @@ BpttEngine<Real, ExecSpace>::BpttEngine(const ExecSpace& space, Simulator<Real, 
   adj_.gV = decltype(adj_.gV)(alloc("adjoint.gV"), N, B_);
   adj_.gP = decltype(adj_.gP)(alloc("adjoint.gP"), R_, N, B_);
   adj_.gQ = decltype(adj_.gQ)(alloc("adjoint.gQ"), R_, N, B_);
-  adj_.gu = decltype(adj_.gu)(alloc("adjoint.gu"), D_, R_, N, B_);
+  ring16_ = settings.ring == device::RingStorage::BFloat16;
+  if (ring16_ && !std::is_same_v<Acc, float>)
+    throw std::logic_error("a bfloat16 adjoint ring needs float32 arithmetic");
+  adj_.gu = decltype(adj_.gu)(alloc("adjoint.gu"), ring16_ ? 1 : D_, R_, N, B_);
   adj_.gz = decltype(adj_.gz)(alloc("adjoint.gz"), N, B_);
+  if (ring16_) {
+    adj16_.gV = adj_.gV;
+    adj16_.gP = adj_.gP;
+    adj16_.gQ = adj_.gQ;
+    adj16_.gz = adj_.gz;
+    adj16_.gu = decltype(adj16_.gu)(alloc("adjoint.gu_bfloat16"), D_, R_, N, B_);
+  }
   bands_ = settings.bands.empty() ? std::vector<std::int64_t>{0, T_} : settings.bands;
   for (std::size_t k = 0; k + 1 < bands_.size(); ++k)
     if (bands_[k] >= bands_[k + 1]) throw std::logic_error("the window's bands must increase");
@@ -135,6 +145,7 @@ void BpttEngine<Real, ExecSpace>::backward(const std::vector<double>& count_grad
   Kokkos::deep_copy(space_, adj_.gP, Acc(0));
   Kokkos::deep_copy(space_, adj_.gQ, Acc(0));
   Kokkos::deep_copy(space_, adj_.gu, Acc(0));
+  if (ring16_) device::fill(space_, adj16_.gu, bfloat16{});
   device::refresh_target_block_weights(space_, blocks_, sim_.edges(0), D_);
   t_recompute_ = t_backward_ = 0;
   using clock = std::chrono::steady_clock;
@@ -160,11 +171,13 @@ void BpttEngine<Real, ExecSpace>::backward(const std::vector<double>& count_grad
     if (seg == 0 && fused_recurrent_grad()) {
       // the fused recurrent weight gradient's terms from activity before the first reverse step (warm-up or
       // carried state), in decreasing activity step as the separate kernel adds them
-      for (std::int64_t s = t0 - 1; s >= std::max<std::int64_t>(s_min_, t0 - D_); --s) {
-        auto sa = spike_adjoint_at(s);
-        sa.wg = {rec_.z, store_[0].grad, t0 - D_, t0, true};
-        device::spike_adjoint(space_, sa, shape_);
-      }
+      with_ring([&](const auto& a) {
+        for (std::int64_t s = t0 - 1; s >= std::max<std::int64_t>(s_min_, t0 - D_); --s) {
+          auto sa = spike_adjoint_at(s, a);
+          sa.wg = {rec_.z, store_[0].grad, t0 - D_, t0, true};
+          device::spike_adjoint(space_, sa, shape_);
+        }
+      });
     }
     Kokkos::Profiling::popRegion();
     space_.fence();
@@ -178,30 +191,38 @@ template <class Real, class ExecSpace>
 void BpttEngine<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) {
   const int D = D_;
   const int slot_gu = static_cast<int>(t % D);
-  auto sa = spike_adjoint_at(t);
   const bool fused = fused_recurrent_grad();
-  if (fused) sa.wg = {rec_.z, store_[0].grad, t0 - D, 0, false};
-  device::spike_adjoint(space_, sa, shape_);
+  with_ring([&](const auto& a) {
+    auto sa = spike_adjoint_at(t, a);
+    if (fused) sa.wg = {rec_.z, store_[0].grad, t0 - D, 0, false};
+    device::spike_adjoint(space_, sa, shape_);
+  });
   if (pools_.covers(t - W_))
     device::pool_gradient(space_, device::PoolGradFunctor<Acc, ExecSpace>{pools_, adj_.gz, t - W_ - pools_.t_begin});
-  sim_.dynamics().adjoint(space_,
-                          {sim_.constants(), adj_, rec_, bp_, static_cast<int>(t - t0), slot_gu, B_, R_, N_, shape_});
+  // with a bfloat16 ring the neuron adjoint writes its one float32 slot, then rounded into the ring's slot
+  sim_.dynamics().adjoint(
+      space_, {sim_.constants(), adj_, rec_, bp_, static_cast<int>(t - t0), ring16_ ? 0 : slot_gu, B_, R_, N_, shape_});
+  if constexpr (std::is_same_v<Acc, float>)
+    if (ring16_) device::narrow_ring_slot(space_, adj_.gu, adj16_.gu, slot_gu);
 
   for (int q = 0; q < store_.size(); ++q) {
     auto& s = store_[q];
     const auto& e = sim_.edges(s.set);
     if (!s.trainable || e.weight.extent(0) == 0) continue;
+    if (q == 0 && fused) continue;  // added by the spike adjoint
     const std::int64_t groups = e.n_sources * D;
-    if (q == 0) {
-      if (fused) continue;  // added by the spike adjoint
-      device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint8_t> wg{e,      rec_.z, adj_.gu, s.grad,  t,     t0 - D,
-                                                                       groups, D,      B_,      slot_gu, s_min_};
-      device::weight_grad(space_, "dpointnet::backward_weight_grad_recurrent", wg, shape_);
-    } else {
-      device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint16_t> wg{
-          e, x_ext_[static_cast<std::size_t>(q - 1)], adj_.gu, s.grad, t, t0 - D, groups, D, B_, slot_gu, s_min_};
-      device::weight_grad(space_, "dpointnet::backward_weight_grad_input", wg, shape_);
-    }
+    with_ring([&](const auto& a) {
+      using Ring = typename std::decay_t<decltype(a.gu)>::non_const_value_type;
+      if (q == 0) {
+        device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint8_t, Ring> wg{
+            e, rec_.z, a.gu, s.grad, t, t0 - D, groups, D, B_, slot_gu, s_min_};
+        device::weight_grad(space_, "dpointnet::backward_weight_grad_recurrent", wg, shape_);
+      } else {
+        device::WeightGradFunctor<Real, Acc, ExecSpace, std::uint16_t, Ring> wg{
+            e, x_ext_[static_cast<std::size_t>(q - 1)], a.gu, s.grad, t, t0 - D, groups, D, B_, slot_gu, s_min_};
+        device::weight_grad(space_, "dpointnet::backward_weight_grad_input", wg, shape_);
+      }
+    });
   }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 
+#include "dpointnet/device/fill.hpp"
 #include "dpointnet/device/target_block_calibration.hpp"
 #include "dpointnet/train/bptt_engine.hpp"
 #include "dpointnet/util/host_caches.hpp"
@@ -25,7 +26,7 @@ void BpttEngine<Real, ExecSpace>::set_up_target_blocks() {
     const auto& e = sim_.edges(0);
     int n_blocks = target_blocks_config_;
     if (n_blocks == 0) {
-      const double slot = static_cast<double>(R_) * static_cast<double>(N_) * B_ * sizeof(Acc);
+      const double slot = static_cast<double>(R_) * static_cast<double>(N_) * B_ * (ring16_ ? 2.0 : sizeof(Acc));
       const auto candidates = device::target_block_candidates(static_cast<std::int64_t>(e.line.extent(0)), e.n_sources,
                                                               D_, slot, static_cast<double>(host_cache_bytes(2)));
       // steps t whose every delay step t + d is inside the window (all D passes run), within one segment record
@@ -39,10 +40,12 @@ void BpttEngine<Real, ExecSpace>::set_up_target_blocks() {
         Kokkos::deep_copy(space_, rec_.z, z);
         space_.fence();
         const bool fused = fused_recurrent_grad();
-        auto make = [&](std::int64_t t) {
-          auto sa = spike_adjoint_at(t);
-          if (fused) sa.wg = {rec_.z, store_[0].grad, -D_, 0, false};
-          return sa;
+        auto make_with = [&](const auto& a) {
+          return [this, a, fused](std::int64_t t) {
+            auto sa = spike_adjoint_at(t, a);
+            if (fused) sa.wg = {rec_.z, store_[0].grad, -D_, 0, false};
+            return sa;
+          };
         };
         // between timed steps: zeros written over the adjoint ring and the segment record's v and r (zero now, and
         // written before they are read in a run), whole views until twice the last-level cache is written (or all
@@ -51,15 +54,19 @@ void BpttEngine<Real, ExecSpace>::set_up_target_blocks() {
         auto evict = [&] {
           double left = evict_bytes;
           auto zero = [&](auto v) {
-            if (left > 0) Kokkos::deep_copy(space_, v, typename decltype(v)::non_const_value_type(0));
+            if (left > 0) device::fill(space_, v, typename decltype(v)::non_const_value_type{});
             left -= static_cast<double>(v.span()) * sizeof(typename decltype(v)::non_const_value_type);
           };
           zero(adj_.gu);
+          if (ring16_) zero(adj16_.gu);
           zero(rec_.v);
           zero(rec_.r);
           space_.fence();
         };
-        block_choice_ = device::choose_target_blocks<Real, Acc>(space_, e, D_, N_, candidates, make, evict, 0, steps);
+        with_ring([&](const auto& a) {
+          block_choice_ =
+              device::choose_target_blocks<Real, Acc>(space_, e, D_, N_, candidates, make_with(a), evict, 0, steps);
+        });
         Kokkos::deep_copy(space_, rec_.z, std::uint8_t(0));
         Kokkos::deep_copy(space_, adj_.gz, Acc(0));
         if (fused) Kokkos::deep_copy(space_, store_[0].grad, Real(0));

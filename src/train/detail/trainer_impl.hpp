@@ -80,6 +80,7 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
   st.bands = windows_.bands();
   st.target_blocks = target_blocks > 0 ? target_blocks : tc_.target_blocks;
   st.shape = shape;
+  if (run.cfg->precision == Precision::BFloat16) st.ring = device::RingStorage::BFloat16;
   auto& bp = st.backward;
   bp.gamma = tc_.dampening_factor;
   bp.sigma = tc_.sigma;
