@@ -83,6 +83,8 @@ def main():
     ap.add_argument("--tol-update", type=float, default=None,
                     help="relative L2 of each Adam update (default: --tol-grad); Adam's first update is about "
                          "lr sign(g), so a gradient component near zero whose sign differs moves it by 2 lr")
+    ap.add_argument("--loss-scale", type=float, default=None,
+                    help="train.optimizer.loss_scale.initial_scale (float16 runs; default: dpointnet's, 2^15)")
     ap.add_argument("--updates", type=int, default=1, help="Adam updates to compare (losses and weights after each)")
     ap.add_argument("--clip", type=float, default=0.0, help="optimizer.clip_global_norm (0: off)")
     ap.add_argument("--warmup-ms", type=float, default=0.0, help="train.warmup_ms (0: none)")
@@ -160,6 +162,8 @@ def main():
             ],
             "optimizer": {"type": args.optimizer, "lr": 0.01, "clip_global_norm": args.clip or None},
         }
+        if args.loss_scale is not None:
+            cfg["train"]["optimizer"]["loss_scale"] = {"initial_scale": args.loss_scale}
         if args.warmup_ms:
             cfg["train"]["warmup_ms"] = args.warmup_ms
         if args.accumulate != 1:

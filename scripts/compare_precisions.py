@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """One training config in several run.precision values, side by side (docs/training-update.md, "Storage types").
 
-  compare_precisions.py CONFIG --bin build/dpointnet [--precisions float32,bfloat16] [--out DIR]
+  compare_precisions.py CONFIG --bin build/dpointnet [--precisions float32,bfloat16,float16] [--out DIR]
                         [--loss-margin 0.1] [--rate-margin 0.1] [--check]
 
 Trains CONFIG once per precision (the same config but run.precision and the output directory, DIR/<precision>),
@@ -9,7 +9,7 @@ then prints per precision the loss and the mean rate of the first update and the
 and the relative difference of the latter to the first precision's; DIR/precisions.png draws the loss and rate
 curves of all of them in one figure. With --check the exit code is 1 when a later precision's final loss or rate
 differs from the first's by more than its margin (relative), or when the first updates' losses differ by more than
-1e-5 (bfloat16 runs share float32's forward pass). DIR defaults to CONFIG's output directory + "_precisions".
+1e-5 (16-bit runs share float32's forward pass). A float16 run's loss_scale and skipped columns are summarized. DIR defaults to CONFIG's output directory + "_precisions".
 """
 import argparse
 import csv
@@ -32,7 +32,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("config")
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--precisions", default="float32,bfloat16")
+    ap.add_argument("--precisions", default="float32,bfloat16,float16")
     ap.add_argument("--out", default=None)
     ap.add_argument("--loss-margin", type=float, default=0.1)
     ap.add_argument("--rate-margin", type=float, default=0.1)
@@ -91,6 +91,11 @@ def main():
         if dr > a.rate_margin:
             fails.append(f"{p}: final rate differs from {ref}'s by {dr:.3g} (margin {a.rate_margin})")
     print(f"(final: the mean over the last {TAIL} updates; relative differences to {ref})")
+    for p in precisions:
+        rows = list(csv.DictReader(open(os.path.join(out, p, "metrics.csv"))))
+        if rows and "loss_scale" in rows[0]:
+            print(f"{p}: loss scale {float(rows[0]['loss_scale']):g} -> {float(rows[-1]['loss_scale']):g}, "
+                  f"{sum(int(r['skipped']) for r in rows)} optimizer steps skipped")
 
     import matplotlib
     matplotlib.use("Agg")

@@ -1,9 +1,10 @@
-// The drive adjoint ring in bfloat16 (device/ring_storage.hpp): the spike adjoint (host passes unblocked and in
-// target blocks, with the fused recurrent weight gradient; the device shape with teams on this backend) and the
-// weight gradients (host and device shapes) gathering a bfloat16 ring give bitwise the sums of the same kernels
-// gathering a float32 ring that holds the same values (bfloat16 widens exactly to float32, and the arithmetic after
-// the load is the same); the float32 kernels are checked against the edge list in test_spike_adjoint.cpp. The
-// narrowing kernel rounds as to_bfloat16, whose rounding test_half_precision.cpp checks against the CPU's.
+// The drive adjoint ring in 16 bits (device/ring_storage.hpp), bfloat16 and float16: the spike adjoint (host passes
+// unblocked and in target blocks, with the fused recurrent weight gradient; the device shape with teams on this
+// backend) and the weight gradients (host and device shapes) gathering a 16-bit ring give bitwise the sums of the
+// same kernels gathering a float32 ring that holds the same values (16-bit values widen exactly to float32, and the
+// arithmetic after the load is the same); the float32 kernels are checked against the edge list in
+// test_spike_adjoint.cpp. The narrowing kernel rounds as to_bfloat16 / to_float16, whose rounding
+// test_half_precision.cpp checks against the CPU's.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -28,12 +29,13 @@ using Mem = Exec::memory_space;
 template <class T>
 using Ring = Kokkos::View<T****, Kokkos::LayoutRight, Mem>;
 
+template <class Half>
 struct Case {
   int N = 60, D = 4, R = 3, C = 6, B;
   Network net;
   device::GroupedEdges<float, Mem> g;
-  Ring<float> gu32;  // the bfloat16 ring's values, widened
-  Ring<bfloat16> gu16;
+  Ring<float> gu32;  // the 16-bit ring's values, widened
+  Ring<Half> gu16;
   Kokkos::View<float**, Kokkos::LayoutRight, Mem> rate_grad;
   Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Mem> z;
   explicit Case(const int batch) : B(batch) {
@@ -47,7 +49,7 @@ struct Case {
     std::vector<std::int64_t> order;
     g = device::group_edges<float, Mem>(net.projections[0], net.initial_weights(0), D, N, "test", order, true);
     gu32 = Ring<float>("gu32", D, R, N, B);
-    gu16 = Ring<bfloat16>("gu16", D, R, N, B);
+    gu16 = Ring<Half>("gu16", D, R, N, B);
     rate_grad = decltype(rate_grad)("rate_grad", N, B);
     z = decltype(z)("z", D + C, N, B);
     auto h32 = Kokkos::create_mirror_view(gu32);
@@ -56,8 +58,8 @@ struct Case {
     auto hz = Kokkos::create_mirror_view(z);
     std::normal_distribution<float> u(0.f, 1.f);
     for (std::size_t q = 0; q < h16.span(); ++q) {
-      h16.data()[q] = to_bfloat16(u(gen) * 1e-3f);  // values spread over many binades, as adjoints are
-      h32.data()[q] = to_float(h16.data()[q]);
+      h16.data()[q] = narrow<Half>(u(gen) * 1e-3f);  // values over many binades (float16: subnormals too)
+      h32.data()[q] = widen(h16.data()[q]);
     }
     for (std::size_t q = 0; q < hr.span(); ++q) hr.data()[q] = u(gen);
     for (std::size_t q = 0; q < hz.span(); ++q) hz.data()[q] = gen() % 19 == 0 ? 1 : 0;
@@ -88,8 +90,8 @@ struct Sums {
 
 // The spike adjoint of step t with ring gu: host passes (block_targets: 0 unblocked) with the fused weight
 // gradient, or the device shape (block_targets < 0) without it.
-template <class T>
-Sums spike_adjoint(const Case& c, const Ring<T>& gu, const std::int64_t block_targets) {
+template <class T, class C>
+Sums spike_adjoint(const C& c, const Ring<T>& gu, const std::int64_t block_targets) {
   const std::int64_t t0 = 10, t = t0 + 2, T_end = t + 3;
   device::SpikeAdjointFunctor<float, float, Exec, T> sa{c.g, c.adjoint(gu), 0.7f, t, T_end, c.N, c.D, c.B};
   Kokkos::View<float*, Mem> grad("grad", c.g.line.extent(0));
@@ -104,8 +106,9 @@ Sums spike_adjoint(const Case& c, const Ring<T>& gu, const std::int64_t block_ta
   return {host_copy(sa.a.gz), host_copy(grad)};
 }
 
+template <class Half>
 void check_spike_adjoint(const int B) {
-  const Case c(B);
+  const Case<Half> c(B);
   std::vector<std::int64_t> shapes{-1};
   if (compat::host_execution<Exec>) shapes.insert(shapes.end(), {0, 7, 23});
   for (const std::int64_t s : shapes) {
@@ -122,8 +125,8 @@ void check_spike_adjoint(const int B) {
   }
 }
 
-template <class T>
-std::vector<float> weight_grad(const Case& c, const Ring<T>& gu, const device::KernelShape shape) {
+template <class T, class C>
+std::vector<float> weight_grad(const C& c, const Ring<T>& gu, const device::KernelShape shape) {
   const std::int64_t t0 = 10, t = t0 + 3;
   Kokkos::View<float*, Mem> grad("grad", c.g.line.extent(0));
   device::WeightGradFunctor<float, float, Exec, std::uint8_t, T> wg{
@@ -135,13 +138,23 @@ std::vector<float> weight_grad(const Case& c, const Ring<T>& gu, const device::K
 
 }  // namespace
 
-TEST(AdjointRing16, SpikeAdjointMatchesWidenedRingB16) { check_spike_adjoint(16); }
-TEST(AdjointRing16, SpikeAdjointMatchesWidenedRingB5) { check_spike_adjoint(5); }
-TEST(AdjointRing16, SpikeAdjointMatchesWidenedRingB37) { check_spike_adjoint(37); }
+TEST(AdjointRing16, SpikeAdjointMatchesWidenedRingB16) {
+  check_spike_adjoint<bfloat16>(16);
+  check_spike_adjoint<float16>(16);
+}
+TEST(AdjointRing16, SpikeAdjointMatchesWidenedRingB5) {
+  check_spike_adjoint<bfloat16>(5);
+  check_spike_adjoint<float16>(5);
+}
+TEST(AdjointRing16, SpikeAdjointMatchesWidenedRingB37) {
+  check_spike_adjoint<bfloat16>(37);
+  check_spike_adjoint<float16>(37);
+}
 
-TEST(AdjointRing16, WeightGradMatchesWidenedRing) {
+template <class Half>
+void check_weight_grad() {
   for (const int B : {3, 16, 21}) {
-    const Case c(B);
+    const Case<Half> c(B);
     for (const auto shape : {device::KernelShape::Host, device::KernelShape::Device}) {
       if (shape == device::KernelShape::Host && !compat::host_execution<Exec>) continue;
       SCOPED_TRACE("B " + std::to_string(B) + (shape == device::KernelShape::Host ? ", host" : ", device"));
@@ -155,12 +168,18 @@ TEST(AdjointRing16, WeightGradMatchesWidenedRing) {
     }
   }
 }
+TEST(AdjointRing16, WeightGradMatchesWidenedRing) {
+  check_weight_grad<bfloat16>();
+  check_weight_grad<float16>();
+}
 
-// Each value of the float32 slot lands in the ring's slot as to_bfloat16 gives it; the other slots stay.
-TEST(AdjointRing16, NarrowSlotRoundsEachValue) {
+// Each value of the float32 slot lands in the ring's slot as to_bfloat16 / to_float16 gives it; the other slots
+// stay.
+template <class Half>
+void check_narrow() {
   const int D = 3, R = 2, N = 37, B = 7;
   Ring<float> one("one", 1, R, N, B);
-  Ring<bfloat16> ring("ring", D, R, N, B);
+  Ring<Half> ring("ring", D, R, N, B);
   auto h = Kokkos::create_mirror_view(one);
   std::mt19937 gen(3);
   std::uniform_int_distribution<std::uint32_t> bits;
@@ -175,10 +194,14 @@ TEST(AdjointRing16, NarrowSlotRoundsEachValue) {
   for (int c = 0; c < R; ++c)
     for (int i = 0; i < N; ++i)
       for (int b = 0; b < B; ++b) {
-        ASSERT_EQ(r(1, c, i, b).bits, to_bfloat16(h(0, c, i, b)).bits);
+        ASSERT_EQ(r(1, c, i, b).bits, narrow<Half>(h(0, c, i, b)).bits);
         ASSERT_EQ(r(0, c, i, b).bits, 0);
         ASSERT_EQ(r(2, c, i, b).bits, 0);
       }
   Ring<float> wrong("wrong", 2, R, N, B);
   EXPECT_THROW(device::narrow_ring_slot(Exec(), wrong, ring, 0), std::logic_error);
+}
+TEST(AdjointRing16, NarrowSlotRoundsEachValue) {
+  check_narrow<bfloat16>();
+  check_narrow<float16>();
 }

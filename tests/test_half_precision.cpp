@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <utility>
 #include <vector>
@@ -191,12 +192,12 @@ TEST(HalfPrecision, KernelsConvertAsTheHostDoes) {
   EXPECT_EQ(wrong, 0) << "of " << n;
 }
 
-// The host spike adjoint's register sums over bfloat16 rows (compat::HostLanes<float, N>::add_product with bfloat16
-// values, N = 1..16: widened in registers) against scalar arithmetic on the widened values, a product then a sum,
-// each rounded: bitwise. A NaN after the N-th value is a guard against reading past the lanes; the value after the
-// N-th sum against writing past them.
-template <int N>
-void check_bfloat16_lanes() {
+// The host spike adjoint's register sums over 16-bit rows (compat::HostLanes<float, N>::add_product with bfloat16
+// or float16 values, N = 1..16: widened in registers, float16 by vcvtph2ps) against scalar arithmetic on the widened
+// values, a product then a sum, each rounded: bitwise. A NaN after the N-th value is a guard against reading past the
+// lanes; the value after the N-th sum against writing past them. float16 rows include subnormals.
+template <class Half, int N>
+void check_half_lanes() {
   std::mt19937 gen(17 + N);
   std::uniform_real_distribution<float> u(-3.0f, 3.0f);
   constexpr float kGuard = 12345.0f;
@@ -206,11 +207,11 @@ void check_bfloat16_lanes() {
   compat::HostLanes<float, N> r;
   r.load(acc);
   for (int k = 0; k < 29; ++k) {
-    bfloat16 x[N + 1];
-    x[N] = bfloat16{0x7fc0};  // NaN
+    Half x[N + 1];
+    x[N] = narrow<Half>(std::numeric_limits<float>::quiet_NaN());
     const float w = u(gen);
     for (int q = 0; q < N; ++q) {
-      x[q] = to_bfloat16(u(gen));
+      x[q] = narrow<Half>(k % 3 == 0 ? u(gen) * 1e-6f : u(gen));
       const float prod = w * to_float(x[q]);
       ref[q] = ref[q] + prod;
     }
@@ -220,10 +221,13 @@ void check_bfloat16_lanes() {
   for (int q = 0; q < N; ++q) EXPECT_EQ(out[q], ref[q]) << N << " lanes, lane " << q;
   EXPECT_EQ(out[N], kGuard) << N << " lanes: stored past the last lane";
 }
-template <int... N>
-void check_all_bfloat16_lanes(std::integer_sequence<int, N...>) {
-  (check_bfloat16_lanes<N + 1>(), ...);
+template <class Half, int... N>
+void check_all_half_lanes(std::integer_sequence<int, N...>) {
+  (check_half_lanes<Half, N + 1>(), ...);
 }
 TEST(HalfPrecision, HostLanesAddBFloat16RowsLaneByLane) {
-  check_all_bfloat16_lanes(std::make_integer_sequence<int, 16>{});
+  check_all_half_lanes<bfloat16>(std::make_integer_sequence<int, 16>{});
+}
+TEST(HalfPrecision, HostLanesAddFloat16RowsLaneByLane) {
+  check_all_half_lanes<float16>(std::make_integer_sequence<int, 16>{});
 }

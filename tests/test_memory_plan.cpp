@@ -63,8 +63,7 @@ TEST(MemoryPlan, PredictsThePeakOfATrainingUpdate) {
     const double ratio = plan.total() / g_peak;
     std::printf("[ plan ] N %lld B %d T %g C %d%s%s: predicted %.3f MiB, measured peak %.3f MiB (ratio %.3f)\n",
                 static_cast<long long>(c.neurons), c.batch, c.tstop, c.interval, c.carry ? " carry x2" : "",
-                c.bf16 ? " bfloat16" : "",
-                plan.total() / 1048576.0, g_peak / 1048576.0, ratio);
+                c.bf16 ? " bfloat16" : "", plan.total() / 1048576.0, g_peak / 1048576.0, ratio);
     EXPECT_GT(g_peak, 1e6) << "the callbacks must see the trainer's allocations";
     EXPECT_NEAR(ratio, 1.0, 0.15);
   }

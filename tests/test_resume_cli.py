@@ -76,6 +76,10 @@ def main():
                          "losses": [{"type": "TargetFiringRate", "cost": 1.0, "target": 4.0},
                                     {"type": "WeightRegularization", "cost": 0.1}],
                          "optimizer": {"lr": 0.01}}
+        if a.precision == "float16":
+            # a scale that overflows float16 at first (skipped steps, halved) and grows every 2 finite steps: the
+            # resumed run must continue the scale's state
+            base["train"]["optimizer"]["loss_scale"] = {"initial_scale": 2.0 ** 16, "dynamic_growth_steps": 2}
         if a.v1_features:
             obs = os.path.join(tmp, "observed.csv")
             with open(obs, "w") as f:
@@ -132,6 +136,7 @@ def main():
                 failures.append(f"the checkpoint's precision attribute is {got!r}, not {a.precision!r}")
             c = json.load(open(cfgs["interrupted"]))
             c["run"]["precision"] = "float32"
+            c["train"]["optimizer"].pop("loss_scale", None)
             c["output"] = {"output_dir": os.path.join(tmp, "refused_precision")}
             p = os.path.join(tmp, "refused_precision.json")
             json.dump(c, open(p, "w"), indent=1)
@@ -193,6 +198,14 @@ def main():
                 if (abs(float(row["loss"]) - 0.5 * (tot["evoked"] + tot["spont"])) > 1e-6 * abs(float(row["loss"]))
                         or any(abs(tot[c] - parts[c]) > 1e-6 * abs(tot[c]) for c in tot)):
                     failures.append(f"metrics.csv row {row['step']}: loss {row['loss']}, totals {tot}, terms {parts}")
+        if a.precision == "float16":
+            rows = list(csv.DictReader(open(os.path.join(tmp, "straight", "metrics.csv"))))
+            scales = [float(r["loss_scale"]) for r in rows]
+            skipped = [int(r["skipped"]) for r in rows]
+            print(f"  loss scale per update: {scales}, skipped: {skipped}")
+            if not any(skipped) or max(scales[1:]) <= min(scales) or "loss_scale" not in A:
+                failures.append(f"float16: expected skipped steps, a growing scale and /loss_scale: {scales} "
+                                f"{skipped} {sorted(A)}")
         moved = not np.array_equal(A["surfaces/recurrent/weight"], A["surfaces/recurrent/initial_weight"])
         if not moved:
             failures.append("the weights did not change: the comparison would be vacuous")

@@ -205,10 +205,11 @@ SimulateSummary run_simulate(const SimulateCommand& cmd) {
   lg->info("dpointnet {} simulate {}", DPOINTNET_VERSION, cfg.path);
   lg->info("Kokkos {} on {} ({} threads/concurrency), precision {}", compat::kokkos_version_string(),
            Kokkos::DefaultExecutionSpace::name(), compat::concurrency(), precision_name(cfg.precision));
-  if (cfg.precision == Precision::BFloat16)
+  if (sixteen_bit(cfg.precision))
     lg->info(
-        "run.precision \"bfloat16\" stores the backward pass's adjoint ring in 16 bits: the simulation (a forward "
-        "pass) runs in float32, as a bfloat16 training run's forward pass does");
+        "run.precision \"{}\" stores the backward pass's adjoint ring in 16 bits: the simulation (a forward pass) "
+        "runs in float32, as a {} training run's forward pass does",
+        precision_name(cfg.precision), precision_name(cfg.precision));
   warn_if_oversubscribed();
   lg->info("dynamics: {} (run.dynamics)", dynamics_name(cfg.dynamics));
   if (cfg.distribution.present)

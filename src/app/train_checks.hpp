@@ -20,7 +20,8 @@ CheckpointState read_resume(const std::string& path, const std::string& nhash, c
                             const std::string& precision, const TrainConfig& tc, const SampleSchedule& schedule);
 
 // Before the optimizer step of a gradient of update `update`: a non-finite loss term or gradient stops the run (the
-// same decision on every rank: losses and gradients are the job's means). DPOINTNET_FAULT_NAN_STEP=k poisons
+// same decision on every rank: losses and gradients are the job's means); in float16 runs a gradient that is not
+// finite at a loss scale above 1 skips the step instead. DPOINTNET_FAULT_NAN_STEP=k poisons
 // surface 0's gradient before update k (tests).
 template <class Real>
 void check_finite(ReplicaSet<Real>& rs, const StepMetrics& m, const TrainConfig& tc, std::int64_t update) {
@@ -40,7 +41,12 @@ void check_finite(ReplicaSet<Real>& rs, const StepMetrics& m, const TrainConfig&
         throw TrainingError("loss " + tc.condition_names[static_cast<std::size_t>(c.condition)] + "." +
                             tc.losses_of(c.condition)[q].name + " is " + std::to_string(c.terms[q]) + " at " + where);
   const std::string s = rs.chief().weights().nonfinite_gradient_surface();
-  if (!s.empty()) throw TrainingError("the gradient of surface '" + s + "' is not finite at " + where);
+  if (s.empty()) return;
+  // float16 runs: the step is skipped and the loss scale halved, down to 1 (train/loss_scale.hpp)
+  const LossScale& ls = rs.chief().loss_scale();
+  if (ls.on && ls.scale > 1) return;
+  throw TrainingError("the gradient of surface '" + s + "' is not finite" +
+                      (ls.on ? std::string(" at a loss scale of 1") : std::string()) + " at " + where);
 }
 
 }  // namespace dpointnet

@@ -110,7 +110,7 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
   std::unique_ptr<StimulusLog> stimuli;
   if (chief) {
     metrics = std::make_unique<MetricsLog>((out / "metrics.csv").string(), loss_columns(tc), rs.distributed(),
-                                           resume ? resume->step : -1);
+                                           resume ? resume->step : -1, tr.loss_scale().on);
     stimuli =
         std::make_unique<StimulusLog>((out / "stimulus_samples.csv").string(), in.run, resume ? resume->step : -1);
   }
@@ -167,8 +167,15 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
     const auto t0 = std::chrono::steady_clock::now();
     maybe_fault(ctx.rank(), tr.updates_done() + 1);
     ctx.set_update(tr.updates_done() + 1);
+    const std::int64_t skipped_before = tr.loss_scale().skipped_total;
     StepMetrics m = rs.train_update(tr.updates_done(),
                                     [&](const StepMetrics& g) { check_finite(rs, g, tc, tr.updates_done() + 1); });
+    m.skipped = tr.loss_scale().skipped_total - skipped_before;
+    if (chief && m.skipped > 0)
+      lg->info(
+          "update {}: the gradient at loss scale {:g} was not finite: {} optimizer step(s) skipped, the scale is "
+          "now {:g}",
+          tr.updates_done(), m.loss_scale, m.skipped, tr.loss_scale().scale);
     m.step = tr.updates_done();
     m.t_update = tr.last_update_seconds();
     m.peak_rss_bytes = peak_rss_bytes();

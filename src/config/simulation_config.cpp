@@ -20,6 +20,8 @@ const char* precision_name(const Precision p) {
       return "float64";
     case Precision::BFloat16:
       return "bfloat16";
+    case Precision::Float16:
+      return "float16";
     default:
       return "float32";
   }
@@ -110,20 +112,17 @@ fields::Table<C> run_keys() {
       fields::integer_in("seed", &C::seed, 0, 0, 4294967295LL, "must be an integer in 0..4294967295"),
       fields::integer_in("batch_size", &C::batch_size, 1, 1, std::numeric_limits<int>::max(),
                          "must be an integer >= 1 (at most 2147483647)", true),
-      fields::choice<C, Precision>(
-          "precision", &C::precision, "float32",
-          {{"float32", Precision::Float32},
-           {"float", Precision::Float32},
-           {"float64", Precision::Float64},
-           {"double", Precision::Float64},
-           {"bfloat16", Precision::BFloat16}},
-          [](const std::string& p) {
-            if (p == "float16" || p == "half")
-              return std::string(
-                  "\"float16\" is not qualified yet (it needs loss scaling); use \"bfloat16\" for 16-bit "
-                  "training");
-            return "must be \"float32\", \"float64\" or \"bfloat16\", got \"" + p + "\"";
-          }),
+      fields::choice<C, Precision>("precision", &C::precision, "float32",
+                                   {{"float32", Precision::Float32},
+                                    {"float", Precision::Float32},
+                                    {"float64", Precision::Float64},
+                                    {"double", Precision::Float64},
+                                    {"bfloat16", Precision::BFloat16},
+                                    {"float16", Precision::Float16}},
+                                   [](const std::string& p) {
+                                     return "must be \"float32\", \"float64\", \"bfloat16\" or \"float16\", got \"" +
+                                            p + "\"";
+                                   }),
       fields::choice<C, Dynamics>(
           "dynamics", &C::dynamics, "discrete", {{"discrete", Dynamics::Discrete}, {"nest", Dynamics::Nest}},
           [](const std::string& d) { return "must be \"discrete\" or \"nest\", got \"" + d + "\""; }),

@@ -46,9 +46,11 @@ struct DistributionSpec {
   double timeout_s = 1800;           // run.distribution.timeout_s: collective watchdog (PyTorch's default)
 };
 
-// run.precision. BFloat16: float32 arithmetic, state, weights and gradients; the drive adjoint ring that the backward
-// pass gathers stored in bfloat16 (docs/training-update.md "Storage types"); its forward pass is the float32 one.
-enum class Precision { Float32, Float64, BFloat16 };
+// run.precision. BFloat16 and Float16: float32 arithmetic, state, weights and gradients; the drive adjoint ring that
+// the backward pass gathers stored in 16 bits (docs/training-update.md "Storage types"; Float16 with loss scaling);
+// the forward pass is the float32 one.
+enum class Precision { Float32, Float64, BFloat16, Float16 };
+inline bool sixteen_bit(const Precision p) { return p == Precision::BFloat16 || p == Precision::Float16; }
 const char* precision_name(Precision p);
 
 struct SimulationConfig {

@@ -1,8 +1,8 @@
-// The drive adjoint ring gu in 16 bits (run.precision "bfloat16", docs/training-update.md "Storage types"). The
-// neuron adjoint of reverse step t writes gu_t in float32 into a one-slot buffer [1][R][N][B]; narrow_ring_slot rounds
-// it (to nearest, ties to even) into slot t mod D of the bfloat16 ring [D][R][N][B] that the spike adjoint and the
-// weight gradients gather for the next D reverse steps, widening each value exactly to float32 before the same
-// float32 arithmetic (spike_adjoint.hpp, weight_grad.hpp): a gathered row is half the bytes.
+// The drive adjoint ring gu in 16 bits (run.precision "bfloat16" or "float16", docs/training-update.md "Storage
+// types"). The neuron adjoint of reverse step t writes gu_t in float32 into a one-slot buffer [1][R][N][B];
+// narrow_ring_slot rounds it (to nearest, ties to even) into slot t mod D of the 16-bit ring [D][R][N][B] that the
+// spike adjoint and the weight gradients gather for the next D reverse steps, widening each value exactly to float32
+// before the same float32 arithmetic (spike_adjoint.hpp, weight_grad.hpp): a gathered row is half the bytes.
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -12,8 +12,8 @@
 
 namespace dpointnet::device {
 
-// The storage of the drive adjoint ring: the adjoint's arithmetic type, or bfloat16 (float32 arithmetic only).
-enum class RingStorage { Native, BFloat16 };
+// The storage of the drive adjoint ring: the adjoint's arithmetic type, or 16 bits (float32 arithmetic only).
+enum class RingStorage { Native, BFloat16, Float16 };
 
 template <class Ring, class ExecSpace>
 struct NarrowRingSlotFunctor {

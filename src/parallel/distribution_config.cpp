@@ -56,8 +56,8 @@ DistributionConfig DistributionConfig::parse(const SimulationConfig& cfg, const 
                        "sample-parallel runs train; simulate (inference) is refused under a distribution mode");
     if (cfg.precision == Precision::Float64)
       throw InputError(f, "run", "precision",
-                       "distributed training is qualified in float32 and bfloat16 only (run.precision \"float32\"), "
-                       "not \"float64\"");
+                       "distributed training is qualified in float32, bfloat16 and float16 (run.precision "
+                       "\"float32\"), not \"float64\"");
     // pooled (not sample-separable) losses are exact too: the replica set reduces their spike counts first
   }
   return d;

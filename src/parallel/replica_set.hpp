@@ -161,14 +161,17 @@ class ReplicaSet {
       for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v})
         flat.insert(flat.end(), v->begin(), v->end());
     flat.insert(flat.end(), state.loss_state.begin(), state.loss_state.end());
-    std::int64_t hdr[4] = {state.step, static_cast<std::int64_t>(flat.size()), state.optimizer_iterations,
-                           static_cast<std::int64_t>(state.loss_state.size())};
-    ctx_.broadcast(hdr, 4);
+    flat.insert(flat.end(), state.loss_scale.begin(), state.loss_scale.end());
+    std::int64_t hdr[5] = {state.step, static_cast<std::int64_t>(flat.size()), state.optimizer_iterations,
+                           static_cast<std::int64_t>(state.loss_state.size()),
+                           static_cast<std::int64_t>(state.loss_scale.size())};
+    ctx_.broadcast(hdr, 5);
     flat.resize(static_cast<std::size_t>(hdr[1]));
     ctx_.broadcast(flat.data(), flat.size());
     state.step = hdr[0];
     state.optimizer_iterations = hdr[2];
-    state.loss_state.assign(flat.end() - hdr[3], flat.end());
+    state.loss_scale.assign(flat.end() - hdr[4], flat.end());
+    state.loss_state.assign(flat.end() - hdr[4] - hdr[3], flat.end() - hdr[4]);
     std::size_t off = 0;
     for (auto& s : state.surfaces)
       for (auto* v : {&s.weight, &s.initial_weight, &s.adam_m, &s.adam_v}) {

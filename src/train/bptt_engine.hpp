@@ -32,7 +32,7 @@ struct BpttSettings {
   std::vector<std::int64_t> bands;
   device::BackwardParams backward;
   device::KernelShape shape = device::KernelShape::Auto;
-  // The drive adjoint ring's storage (device/ring_storage.hpp); bfloat16 with float32 engines only.
+  // The drive adjoint ring's storage (device/ring_storage.hpp); 16 bits with float32 engines only.
   device::RingStorage ring = device::RingStorage::Native;
 };
 
@@ -78,6 +78,9 @@ class BpttEngine {
 
   // The voltage regularizer's per-(b, t, i) gradient scales of the next forward and backward passes (the loss set
   // of the micro-batch's stimulus condition).
+  // The factor of every loss gradient of the next backward passes (float16 runs' loss scaling: train/loss_scale.hpp;
+  // the store's gradients come out multiplied by it). Set it before set_pool_gradient.
+  void set_loss_scale(double s) { loss_scale_ = s; }
   void set_voltage_regularizer(double range_scale, double threshold_scale) {
     bp_.vreg_range_scale = range_scale;
     bp_.vreg_threshold_scale = threshold_scale;
@@ -99,14 +102,17 @@ class BpttEngine {
     while (k + 2 < static_cast<int>(bands_.size()) && w >= bands_[static_cast<std::size_t>(k + 1)]) ++k;
     return k;
   }
-  // f(adjoint) with the adjoint whose ring the spike adjoint and the weight gradients gather: adj_, or adj16_ with
-  // its bfloat16 ring.
+  // f(adjoint) with the adjoint whose ring the spike adjoint and the weight gradients gather: adj_, or with a
+  // 16-bit ring adj_bf16_ or adj_f16_.
   template <class F>
   void with_ring(F&& f) const {
-    if constexpr (std::is_same_v<Acc, float>)
-      if (ring16_) return f(adj16_);
+    if constexpr (std::is_same_v<Acc, float>) {
+      if (ring_ == device::RingStorage::BFloat16) return f(adj_bf16_);
+      if (ring_ == device::RingStorage::Float16) return f(adj_f16_);
+    }
     f(adj_);
   }
+  bool ring16() const { return ring_ != device::RingStorage::Native; }
   // The spike adjoint of reverse step t over the recurrent edges (in target blocks where the engine keeps them).
   template <class Ring>
   auto spike_adjoint_at(std::int64_t t, const device::Adjoint<Acc, MemSpace, Ring>& a) const {
@@ -131,9 +137,11 @@ class BpttEngine {
   std::int64_t N_, T_, W_;
   int target_blocks_config_;
   std::vector<Snapshot> segment_snapshots_;
-  device::Adjoint<Acc, MemSpace> adj_;  // with a bfloat16 ring, its gu is the neuron adjoint's one float32 slot
-  bool ring16_ = false;
-  device::Adjoint<Acc, MemSpace, bfloat16> adj16_;     // adj_'s views, gu the bfloat16 ring (ring16_)
+  device::Adjoint<Acc, MemSpace> adj_;  // with a 16-bit ring, its gu is the neuron adjoint's one float32 slot
+  device::RingStorage ring_ = device::RingStorage::Native;
+  device::Adjoint<Acc, MemSpace, bfloat16> adj_bf16_;  // adj_'s views, gu the bfloat16 ring
+  device::Adjoint<Acc, MemSpace, float16> adj_f16_;    // adj_'s views, gu the float16 ring
+  double loss_scale_ = 1;                              // set_loss_scale
   device::TargetBlockedEdges<Real, MemSpace> blocks_;  // host shapes, large N: the spike adjoint's edge order
   device::TargetBlockChoice block_choice_;
   device::PoolSet<MemSpace> pools_;

@@ -101,6 +101,7 @@ std::vector<unsigned char> contents(const std::string& path, const CheckpointSta
     }
   }
   if (!c.loss_state.empty()) w.doubles("/loss_state", c.loss_state);
+  if (!c.loss_scale.empty()) w.doubles("/loss_scale", c.loss_scale);
   if (!c.carried.empty()) {
     const auto& k = c.carried;
     if (k.records.size() != static_cast<std::size_t>(k.slots * k.record_size))
@@ -181,6 +182,13 @@ CheckpointState read_checkpoint_file(const std::string& path) {
     c.surfaces.push_back(std::move(s));
   }
   if (f.exists("/loss_state")) c.loss_state = r.doubles("/loss_state");
+  if (f.exists("/loss_scale")) {
+    c.loss_scale = r.doubles("/loss_scale");
+    if (c.loss_scale.size() != 4 || !(c.loss_scale[0] >= 1) || c.loss_scale[1] < 0 || c.loss_scale[2] < 0 ||
+        c.loss_scale[3] < 0)
+      throw InputError(path, "", "loss_scale",
+                       "must hold 4 values: a scale >= 1, good_steps, skipped_run and skipped_total >= 0");
+  }
   if (f.exists("/carried_state")) {
     const std::string ds = "/carried_state/records";
     if (!f.is_dataset(ds) || f.dataset_shape(ds).size() != 2)

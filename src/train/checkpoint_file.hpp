@@ -42,6 +42,9 @@ struct CheckpointState {
   // the losses' states kept from update to update (OrientationSelectivity's running mean), concatenated in
   // (condition, loss) order; empty when no loss keeps one
   std::vector<double> loss_state;
+  // float16 runs: the dynamic loss scale (train/loss_scale.hpp): scale, good_steps, skipped_run, skipped_total;
+  // empty otherwise
+  std::vector<double> loss_scale;
 };
 
 void write_checkpoint_file(const std::string& path, const CheckpointState& c);

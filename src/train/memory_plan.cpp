@@ -47,8 +47,8 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
                        const TrainConfig* tc, int replicas) {
   MemoryPlan p;
   const double real = cfg.double_precision() ? 8.0 : 4.0;
-  // the drive adjoint ring's element (bfloat16 runs: 2 bytes, and one float32 slot beside it)
-  const bool ring16 = cfg.precision == Precision::BFloat16;
+  // the drive adjoint ring's element (16-bit runs: 2 bytes, and one float32 slot beside it)
+  const bool ring16 = sixteen_bit(cfg.precision);
   const double ring = ring16 ? 2.0 : real;
   const double N = static_cast<double>(net.n_neurons), B = cfg.batch_size, R = net.n_channels, D = net.max_delay;
   const double T = static_cast<double>(cfg.n_steps);
@@ -139,7 +139,8 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
           2.0 * tc->micro_batches() * (state + D * B * N + input_ring_bytes), true);
     const double acc = real;  // adjoints are Real (float32 runs keep float32 adjoints)
     add("adjoints", N * B * acc * (1 + 2 * R + 2), true);
-    add(ring16 ? "drive adjoint ring (bfloat16, and one float32 slot)" : "drive adjoint ring",
+    add(ring16 ? std::string("drive adjoint ring (") + precision_name(cfg.precision) + ", and one float32 slot)"
+               : std::string("drive adjoint ring"),
         D * R * N * B * ring + (ring16 ? R * N * B * acc : 0.0), true);
     add("segment record (v, r, spikes, inputs over D + C steps)",
         C * N * B * (real + 2) + (D + C) * (N * B + x_ext_bytes), true);

@@ -45,8 +45,8 @@ std::vector<double> loss_values(const StepMetrics& m) {
 }
 
 MetricsLog::MetricsLog(const std::string& path, const std::vector<std::string>& loss_names, bool with_allreduce,
-                       std::int64_t keep_until)
-    : path_(path), with_allreduce_(with_allreduce) {
+                       std::int64_t keep_until, bool with_loss_scale)
+    : path_(path), with_allreduce_(with_allreduce), with_loss_scale_(with_loss_scale) {
   std::vector<std::string> header = {"step", "loss"};
   header.insert(header.end(), loss_names.begin(), loss_names.end());
   for (const char* c : {"rate_hz", "grad_norm", "samples_per_s", "seconds", "forward_s", "recompute_s", "backward_s",
@@ -54,6 +54,7 @@ MetricsLog::MetricsLog(const std::string& path, const std::vector<std::string>& 
     header.emplace_back(c);
   if (with_allreduce_) header.emplace_back("allreduce_s");
   header.emplace_back("peak_rss_mib");
+  if (with_loss_scale_) header.insert(header.end(), {"loss_scale", "skipped"});
   std::string head = header[0];
   for (std::size_t k = 1; k < header.size(); ++k) head += "," + header[k];
 
@@ -96,7 +97,9 @@ void MetricsLog::append(const StepMetrics& m) {
   for (double t : {m.t_forward, m.t_recompute, m.t_backward, m.t_update, m.t_losses})
     out_ << "," << fmt::format("{:.4g}", t);
   if (with_allreduce_) out_ << "," << fmt::format("{:.4g}", m.t_allreduce);
-  out_ << "," << fmt::format("{:.1f}", m.peak_rss_bytes / 1048576.0) << "\n";
+  out_ << "," << fmt::format("{:.1f}", m.peak_rss_bytes / 1048576.0);
+  if (with_loss_scale_) out_ << "," << fmt::format("{:.17g}", m.loss_scale) << "," << m.skipped;
+  out_ << "\n";
   out_.flush();
   if (!out_) throw OutputError(path_, std::string("cannot write the metrics log: ") + std::strerror(errno));
 }

@@ -1,7 +1,8 @@
 // metrics.csv: one row per update (step, loss, each loss term, with train.conditions each condition's total and
 // terms (loss.<condition>, loss.<condition>.<term>), rate, gradient norm, throughput, time, time per
-// phase of the chief replica, for sample-parallel runs the allreduce time, and the peak resident memory of the
-// process so far). On resume the rows up to the checkpoint's step are kept.
+// phase of the chief replica, for sample-parallel runs the allreduce time, the peak resident memory of the process
+// so far, and for float16 runs the loss scale and the skipped optimizer steps). On resume the rows up to the
+// checkpoint's step are kept.
 #pragma once
 #include <cstdint>
 #include <fstream>
@@ -20,14 +21,15 @@ std::vector<double> loss_values(const StepMetrics& m);
 class MetricsLog {
  public:
   // keep_until >= 0: keep the existing rows with step <= keep_until (resume); else start a new file.
+  // with_loss_scale (float16 runs): the columns loss_scale and skipped at the end.
   MetricsLog(const std::string& path, const std::vector<std::string>& loss_columns, bool with_allreduce,
-             std::int64_t keep_until);
+             std::int64_t keep_until, bool with_loss_scale = false);
   void append(const StepMetrics& m);  // OutputError (naming the file) when the row cannot be written
 
  private:
   std::string path_;
   std::ofstream out_;
-  bool with_allreduce_;
+  bool with_allreduce_, with_loss_scale_;
 };
 
 }  // namespace dpointnet

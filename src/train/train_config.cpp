@@ -160,7 +160,22 @@ Row conditions(const SimulationConfig& cfg, const Network& net) {
   });
 }
 
-fields::Table<TrainConfig> optimizer_keys() {
+// train.optimizer.loss_scale: float16 runs only.
+fields::Table<TrainConfig> loss_scale_keys() {
+  using T = TrainConfig;
+  return {fields::custom<T>({"initial_scale"},
+                            [](const JsonReader& r, const json& o, T& t) {
+                              const double s = r.number(o, "initial_scale", 32768.0, Range::Positive);
+                              int e = 0;
+                              if (s < 1 || s > 0x1p60 || std::frexp(s, &e) != 0.5)
+                                r.fail("initial_scale",
+                                       "must be a power of two in 1 .. 2^60 (scaling and unscaling are then exact)");
+                              t.loss_scale_initial = s;
+                            }),
+          fields::integer("dynamic_growth_steps", &T::loss_scale_growth_steps, 2000, 1)};
+}
+
+fields::Table<TrainConfig> optimizer_keys(const SimulationConfig& cfg) {
   using T = TrainConfig;
   return {fields::choice<T, OptimizerKind>("type", &T::optimizer, "adam",
                                            {{"adam", OptimizerKind::Adam}, {"exp_adam", OptimizerKind::ExpAdam}}),
@@ -169,6 +184,12 @@ fields::Table<TrainConfig> optimizer_keys() {
           fields::number("beta2", &T::beta2, 0.999, Range::NonNegative),
           fields::number("epsilon", &T::epsilon, 1e-11, Range::Positive),
           fields::number("clip_global_norm", &T::clip_global_norm, 0.0, Range::NonNegative),
+          fields::object<T>("loss_scale", "train.optimizer.loss_scale", loss_scale_keys()),
+          fields::check<T>([&cfg](const JsonReader& r, const json& o, T&) {
+            if (o.contains("loss_scale") && cfg.precision != Precision::Float16)
+              r.fail("loss_scale", std::string("applies to run.precision \"float16\" only, not \"") +
+                                       precision_name(cfg.precision) + "\"");
+          }),
           fields::check<T>([](const JsonReader& r, const json&, T& t) {
             if (t.beta1 >= 1) r.fail("beta1", "must be < 1");
             if (t.beta2 >= 1) r.fail("beta2", "must be < 1");
@@ -245,7 +266,7 @@ fields::Table<TrainConfig> train_keys(const SimulationConfig& cfg, const Network
                       "EMDWeightRegularization regularizes the recurrent weights, which are not trainable "
                       "(train.trainable.recurrent is false)");
       }),
-      fields::object<T>("optimizer", "train.optimizer", optimizer_keys()),
+      fields::object<T>("optimizer", "train.optimizer", optimizer_keys(cfg)),
   };
 }
 

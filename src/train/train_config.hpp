@@ -129,8 +129,11 @@ struct TrainConfig {
   std::vector<LossSpec> losses;           // may be empty when every condition has its own
   OptimizerKind optimizer = OptimizerKind::Adam;
   double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-11;
-  double clip_global_norm = 0.0;           // 0: off
-  std::int64_t save_checkpoint_every = 0;  // 0: only at the end
+  double clip_global_norm = 0.0;  // 0: off
+  // run.precision "float16": train.optimizer.loss_scale (train/loss_scale.hpp; Keras' LossScaleOptimizer defaults)
+  double loss_scale_initial = 32768.0;          // initial_scale: a power of two >= 1
+  std::int64_t loss_scale_growth_steps = 2000;  // dynamic_growth_steps
+  std::int64_t save_checkpoint_every = 0;       // 0: only at the end
   std::int64_t log_every = 1;
   // Host backends: the recurrent edges in this many target blocks for the spike adjoint (1: unblocked); 0
   // ("auto"): the fastest of a few counts, timed before the first update (device/target_blocks.hpp).

@@ -14,6 +14,7 @@
 #include "dpointnet/sim/simulator.hpp"
 #include "dpointnet/train/bptt_engine.hpp"
 #include "dpointnet/train/carried_states.hpp"
+#include "dpointnet/train/loss_scale.hpp"
 #include "dpointnet/train/loss_windows.hpp"
 #include "dpointnet/train/losses.hpp"
 #include "dpointnet/train/optimizer.hpp"
@@ -51,6 +52,10 @@ struct StepMetrics {
   double t_losses = 0;
   double t_allreduce = 0;     // sample-parallel runs: the packed gradient allreduce
   double peak_rss_bytes = 0;  // peak resident memory of the process so far (set by the training loop)
+  // float16 runs (train/loss_scale.hpp): the loss scale of this update's backward passes, and its optimizer steps
+  // skipped for a gradient that was not finite (set by the training loop)
+  double loss_scale = 1;
+  std::int64_t skipped = 0;
 };
 
 // A "series" update's metrics from those of its condition steps (in order): every condition's loss, the mean of
@@ -69,6 +74,7 @@ inline StepMetrics merge_series_metrics(const std::vector<StepMetrics>& parts) {
     m.t_losses += p.t_losses;
     m.t_allreduce += p.t_allreduce, m.seconds += p.seconds;
   }
+  if (!parts.empty()) m.loss_scale = parts.front().loss_scale;
   return m;
 }
 
@@ -134,6 +140,9 @@ class Trainer {
   std::int64_t optimizer_iterations() const { return iterations_; }
   void set_optimizer_iterations(std::int64_t t) { iterations_ = t; }
   double last_grad_norm() const { return last_grad_norm_; }
+  // float16 runs: the dynamic loss scale (its state is part of a checkpoint)
+  const LossScale& loss_scale() const { return loss_scale_; }
+  void set_loss_scale(const LossScale& s) { loss_scale_ = s; }
   double last_update_seconds() const { return t_update_; }  // wall time of the last update's optimizer steps
   const BpttEngine<Real, ExecSpace>& engine() const { return *engine_; }
 
@@ -233,6 +242,7 @@ class Trainer {
   std::vector<RegularizerScales> scales_;                   // of each set
   std::int64_t update_ = 0, iterations_ = 0;
   double last_grad_norm_ = 0, t_update_ = 0, t_step_ = 0;
+  LossScale loss_scale_;
   std::int64_t cached_forward_ = -1;  // first sample of a forward pass still valid for the backward pass
   std::uint64_t cached_version_ = 0;  // the weight store's version it ran at
   std::int64_t last_forward_sample_ = -1;

@@ -21,6 +21,9 @@ CheckpointState capture_state(const Trainer<Real, ExecSpace>& tr, const Network&
   c.approach = approach_name(tr.config().approach);
   c.optimizer_iterations = tr.optimizer_iterations();
   c.loss_state = tr.loss_state();
+  if (const LossScale& ls = tr.loss_scale(); ls.on)
+    c.loss_scale = {ls.scale, static_cast<double>(ls.good_steps), static_cast<double>(ls.skipped_run),
+                    static_cast<double>(ls.skipped_total)};
   c.next_sample = schedule.next_sample(tr.updates_done());
   c.seed = cfg.seed;
   c.config_hash = chash;
@@ -70,6 +73,15 @@ void restore_state(Trainer<Real, ExecSpace>& tr, const CheckpointState& c, const
                          " values of the losses' states; this run's losses keep " + std::to_string(want) +
                          " (OrientationSelectivity's running means)");
   if (want > 0) tr.set_loss_state(c.loss_state);
+  if (LossScale ls = tr.loss_scale(); ls.on) {
+    if (c.loss_scale.size() != 4)
+      throw InputError(source, "", "loss_scale", "is missing: a float16 run resumes its dynamic loss scale");
+    ls.scale = c.loss_scale[0];
+    ls.good_steps = static_cast<std::int64_t>(c.loss_scale[1]);
+    ls.skipped_run = static_cast<std::int64_t>(c.loss_scale[2]);
+    ls.skipped_total = static_cast<std::int64_t>(c.loss_scale[3]);
+    tr.set_loss_scale(ls);
+  }
   tr.set_updates_done(c.step);
   tr.set_optimizer_iterations(c.optimizer_iterations >= 0 ? c.optimizer_iterations
                                                           : c.step * tr.config().steps_per_update());

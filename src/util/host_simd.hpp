@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#if (defined(__AVX512F__) || defined(__AVX2__)) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#if (defined(__AVX512F__) || defined(__AVX2__) || defined(__F16C__)) && !defined(__CUDACC__) && !defined(__HIPCC__)
 #include <immintrin.h>
 #endif
 
@@ -90,6 +90,30 @@ struct LanePiece {
     const V prod = w * x;
     v = v + prod;
   }
+  // binary16 values (float lanes only): converted exactly (vcvtph2ps), then the same product and sum
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const float16* p) {
+    static_assert(std::is_same_v<T, float>, "float16 values widen to float lanes");
+    V x;
+#if defined(__AVX512F__)
+    if constexpr (Lanes == 16) {
+      const __m512 f = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+      std::memcpy(&x, &f, sizeof x);
+    } else
+#endif
+#if defined(__F16C__) && defined(__AVX__)
+        if constexpr (Lanes == 8) {
+      const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+      std::memcpy(&x, &f, sizeof x);
+    } else
+#endif
+    {
+      float f[Lanes];
+      for (int q = 0; q < Lanes; ++q) f[q] = to_float(p[q]);
+      std::memcpy(&x, f, sizeof x);
+    }
+    const V prod = w * x;
+    v = v + prod;
+  }
 };
 template <class T>
 struct LanePiece<T, 1> {
@@ -101,6 +125,10 @@ struct LanePiece<T, 1> {
     v = v + prod;
   }
   KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const bfloat16* p) {
+    const T prod = w * to_float(*p);
+    v = v + prod;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const float16* p) {
     const T prod = w * to_float(*p);
     v = v + prod;
   }
@@ -133,6 +161,10 @@ struct LanePieces {
     head.add_product(w, p);
     rest.add_product(w, p + Head);
   }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const float16* p) {
+    head.add_product(w, p);
+    rest.add_product(w, p + Head);
+  }
 };
 template <class T, int N, int Head>
 struct LanePieces<T, N, Head, true> : LanePiece<T, Head> {};
@@ -151,6 +183,7 @@ struct HostLanes {
   KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const T* p) { v.add_product(w, p); }
   // v += w * float32(p[0 .. N - 1]) (float lanes)
   KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const bfloat16* p) { v.add_product(w, p); }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const float16* p) { v.add_product(w, p); }
 #else
   T v[N];
   KOKKOS_FORCEINLINE_FUNCTION void load(const T* p) {
@@ -163,6 +196,9 @@ struct HostLanes {
     for (int q = 0; q < N; ++q) v[q] += w * p[q];
   }
   KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const bfloat16* p) {
+    for (int q = 0; q < N; ++q) v[q] += w * to_float(p[q]);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void add_product(const T w, const float16* p) {
     for (int q = 0; q < N; ++q) v[q] += w * to_float(p[q]);
   }
 #endif

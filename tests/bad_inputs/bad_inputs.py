@@ -134,7 +134,6 @@ case("glif2_refused", m_cell("spike_dependent_threshold", True), [GLIF_E], ["spi
      ["not supported"])
 case("iaf_nonzero_I_e", m_cell("I_e", 5.0, fname=IAF_E), [IAF_E], ["I_e"], ["not supported"])
 case("unknown_precision", m_run("precision", "float8"), [SIM_CFG], ["precision"], ["float32", "bfloat16"])
-case("float16_not_qualified", m_run("precision", "float16"), [SIM_CFG], ["precision"], ["not qualified", "bfloat16"])
 # run.dynamics (docs/model-nest.md)
 case("unknown_dynamics", m_run("dynamics", "nest3"), [SIM_CFG], ["dynamics"], ["discrete", "nest"])
 case("nest_dt_not_whole_microseconds", m_runs(dynamics="nest", dt=0.0005, tstop=100.0), [SIM_CFG], ["dt"],

@@ -130,6 +130,23 @@ case("trainable_not_bool", m_trainable("lgn", "yes"), ["lgn"], ["true or false"]
 case("unknown_optimizer", m_optimizer("type", "sgd"), ["type"], ["not supported"], ["train.optimizer"])
 case("negative_lr", m_optimizer("lr", -0.01), ["lr"], ["> 0"], ["train.optimizer"])
 case("beta1_ge_1", m_optimizer("beta1", 1.0), ["beta1"], ["< 1"], ["train.optimizer"])
+case("loss_scale_without_float16", m_optimizer("loss_scale", {"initial_scale": 1024}), ["loss_scale"],
+     ["float16", "float32"], ["train.optimizer"])
+
+
+def m_float16_scale(key, value):
+    def f(s):
+        s.config["run"]["precision"] = "float16"
+        s.train["optimizer"]["loss_scale"] = {key: value}
+    return f
+
+
+case("loss_scale_not_power_of_two", m_float16_scale("initial_scale", 1000), ["initial_scale"], ["power of two"],
+     ["train.optimizer.loss_scale"])
+case("loss_scale_growth_zero", m_float16_scale("dynamic_growth_steps", 0), ["dynamic_growth_steps"], [">= 1"],
+     ["train.optimizer.loss_scale"])
+case("loss_scale_unknown_key", m_float16_scale("multiplier", 3), ["multiplier"], ["not a known key"],
+     ["train.optimizer.loss_scale"])
 case("unknown_surrogate", m_surrogate_type, ["type"], ["not supported"], ["train.surrogate"])
 case("unknown_train_key", m_train("learning_rate", 0.01), ["learning_rate"], ["not a known key"], ["train"])
 case("steps_zero", m_train("steps", 0), ["steps"], [">= 1"], ["train"])

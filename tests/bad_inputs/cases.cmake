@@ -13,7 +13,7 @@ foreach(case
     inconsistent_dataset_lengths edges_into_virtual_population mixed_virtual_population spike_time_nonpositive
     spike_file_missing spike_node_not_in_population unknown_input_type input_node_set_unknown
     input_node_set_not_virtual batch_size_zero manifest_cycle missing_network_child_file
-    output_exists_without_overwrite glif2_refused iaf_nonzero_I_e unknown_precision float16_not_qualified
+    output_exists_without_overwrite glif2_refused iaf_nonzero_I_e unknown_precision
     per_node_dynamics_short
     per_node_dynamics_unknown_key per_node_dynamics_invalid per_node_dynamics_not_numeric double_alpha_amp_slow_length
     double_alpha_amp_slow_negative double_alpha_missing_tau_syn_slow double_alpha_port_beyond_fast

@@ -7,7 +7,8 @@
 foreach(case
     valid_train unknown_loss negative_cost missing_cost batch_size_zero does_not_fit_memory nonexistent_surface
     trainable_not_bool
-    unknown_optimizer negative_lr beta1_ge_1 unknown_surrogate unknown_train_key steps_zero
+    unknown_optimizer negative_lr beta1_ge_1 loss_scale_without_float16 loss_scale_not_power_of_two
+    loss_scale_growth_zero loss_scale_unknown_key unknown_surrogate unknown_train_key steps_zero
     checkpoint_interval_zero accumulate_zero accumulate_not_integer
     warmup_not_whole_steps warmup_negative carry_state_not_bool conditions_empty conditions_unknown_input conditions_node_set_changed
     unknown_approach condition_object_unknown_key condition_names_repeat condition_name_slash

@@ -22,7 +22,7 @@ CASES = {
     "global_batch_mismatch_mpi": (2, 4, {"mode": "mpi"}, 6, {}, ["global_batch_size", "accumulate", "4 x 1 x 2"]),
     "global_batch_mismatch_mirrored": (0, 4, {"mode": "mirrored", "devices": ["cpu", "cpu"]}, 16, {},
                                        ["global_batch_size"]),
-    "float64_refused": (2, 4, {"mode": "mpi"}, None, {"precision": "float64"}, ["precision", "float32", "bfloat16"]),
+    "float64_refused": (2, 4, {"mode": "mpi"}, None, {"precision": "float64"}, ["precision", "float32", "bfloat16", "float16"]),
     "mirrored_without_devices": (0, 4, {"mode": "mirrored"}, None, {}, ["devices"]),
     "mirrored_second_device_on_host": (0, 4, {"mode": "mirrored", "devices": ["cpu", "1"]}, None, {},
                                        ["devices", "host"]),

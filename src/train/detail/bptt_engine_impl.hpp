@@ -39,18 +39,19 @@ BpttEngine<Real, ExecSpace>::BpttEngine(const ExecSpace& space, Simulator<Real, 
   adj_.gV = decltype(adj_.gV)(alloc("adjoint.gV"), N, B_);
   adj_.gP = decltype(adj_.gP)(alloc("adjoint.gP"), R_, N, B_);
   adj_.gQ = decltype(adj_.gQ)(alloc("adjoint.gQ"), R_, N, B_);
-  ring16_ = settings.ring == device::RingStorage::BFloat16;
-  if (ring16_ && !std::is_same_v<Acc, float>)
-    throw std::logic_error("a bfloat16 adjoint ring needs float32 arithmetic");
-  adj_.gu = decltype(adj_.gu)(alloc("adjoint.gu"), ring16_ ? 1 : D_, R_, N, B_);
+  ring_ = settings.ring;
+  if (ring16() && !std::is_same_v<Acc, float>) throw std::logic_error("a 16-bit adjoint ring needs float32 arithmetic");
+  adj_.gu = decltype(adj_.gu)(alloc("adjoint.gu"), ring16() ? 1 : D_, R_, N, B_);
   adj_.gz = decltype(adj_.gz)(alloc("adjoint.gz"), N, B_);
-  if (ring16_) {
-    adj16_.gV = adj_.gV;
-    adj16_.gP = adj_.gP;
-    adj16_.gQ = adj_.gQ;
-    adj16_.gz = adj_.gz;
-    adj16_.gu = decltype(adj16_.gu)(alloc("adjoint.gu_bfloat16"), D_, R_, N, B_);
-  }
+  auto share = [&](auto& a, const char* label) {
+    a.gV = adj_.gV;
+    a.gP = adj_.gP;
+    a.gQ = adj_.gQ;
+    a.gz = adj_.gz;
+    a.gu = typename std::decay_t<decltype(a.gu)>(alloc(label), D_, R_, N, B_);
+  };
+  if (ring_ == device::RingStorage::BFloat16) share(adj_bf16_, "adjoint.gu_bfloat16");
+  if (ring_ == device::RingStorage::Float16) share(adj_f16_, "adjoint.gu_float16");
   bands_ = settings.bands.empty() ? std::vector<std::int64_t>{0, T_} : settings.bands;
   for (std::size_t k = 0; k + 1 < bands_.size(); ++k)
     if (bands_[k] >= bands_[k + 1]) throw std::logic_error("the window's bands must increase");
@@ -139,14 +140,21 @@ void BpttEngine<Real, ExecSpace>::backward(const std::vector<double>& count_grad
   for (std::size_t k = 0; k < K; ++k)
     for (int b = 0; b < B_; ++b)
       for (std::int64_t i = 0; i < N_; ++i)
-        hg(k, i, b) = static_cast<Acc>(count_gradient[k * BN + static_cast<std::size_t>(b * N_ + i)]);
+        hg(k, i, b) = static_cast<Acc>(count_gradient[k * BN + static_cast<std::size_t>(b * N_ + i)] * loss_scale_);
   Kokkos::deep_copy(space_, rate_grads_, hg);
   Kokkos::deep_copy(space_, adj_.gV, Acc(0));
   Kokkos::deep_copy(space_, adj_.gP, Acc(0));
   Kokkos::deep_copy(space_, adj_.gQ, Acc(0));
   Kokkos::deep_copy(space_, adj_.gu, Acc(0));
-  if (ring16_) device::fill(space_, adj16_.gu, bfloat16{});
+  if (ring16())
+    with_ring([&](const auto& a) {
+      device::fill(space_, a.gu, typename std::decay_t<decltype(a.gu)>::non_const_value_type{});
+    });
   device::refresh_target_block_weights(space_, blocks_, sim_.edges(0), D_);
+  // the voltage regularizer's gradient times the loss scale too (restored at the end)
+  const device::BackwardParams unscaled = bp_;
+  bp_.vreg_range_scale *= loss_scale_;
+  bp_.vreg_threshold_scale *= loss_scale_;
   t_recompute_ = t_backward_ = 0;
   using clock = std::chrono::steady_clock;
   for (std::int64_t seg = static_cast<std::int64_t>(segment_snapshots_.size()) - 1; seg >= 0; --seg) {
@@ -184,6 +192,7 @@ void BpttEngine<Real, ExecSpace>::backward(const std::vector<double>& count_grad
     t_backward_ += std::chrono::duration<double>(clock::now() - tr1).count();
   }
   last_segment_recorded_ = false;
+  bp_ = unscaled;
 }
 
 // One step of the reverse sweep: spike adjoint (recurrent reads), neuron adjoint, weight gradients.
@@ -199,11 +208,14 @@ void BpttEngine<Real, ExecSpace>::reverse_step(std::int64_t t, std::int64_t t0) 
   });
   if (pools_.covers(t - W_))
     device::pool_gradient(space_, device::PoolGradFunctor<Acc, ExecSpace>{pools_, adj_.gz, t - W_ - pools_.t_begin});
-  // with a bfloat16 ring the neuron adjoint writes its one float32 slot, then rounded into the ring's slot
-  sim_.dynamics().adjoint(
-      space_, {sim_.constants(), adj_, rec_, bp_, static_cast<int>(t - t0), ring16_ ? 0 : slot_gu, B_, R_, N_, shape_});
-  if constexpr (std::is_same_v<Acc, float>)
-    if (ring16_) device::narrow_ring_slot(space_, adj_.gu, adj16_.gu, slot_gu);
+  // with a 16-bit ring the neuron adjoint writes its one float32 slot, then rounded into the ring's slot
+  sim_.dynamics().adjoint(space_, {sim_.constants(), adj_, rec_, bp_, static_cast<int>(t - t0), ring16() ? 0 : slot_gu,
+                                   B_, R_, N_, shape_});
+  if (ring16())
+    with_ring([&](const auto& a) {
+      if constexpr (!std::is_same_v<typename std::decay_t<decltype(a.gu)>::non_const_value_type, Acc>)
+        device::narrow_ring_slot(space_, adj_.gu, a.gu, slot_gu);
+    });
 
   for (int q = 0; q < store_.size(); ++q) {
     auto& s = store_[q];

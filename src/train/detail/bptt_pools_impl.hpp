@@ -75,8 +75,13 @@ std::vector<double> BpttEngine<Real, ExecSpace>::pool_sums() const {
 template <class Real, class ExecSpace>
 void BpttEngine<Real, ExecSpace>::set_pool_gradient(const std::vector<double>& dy) {
   if (dy.size() != pools_.g.span()) throw std::logic_error("the pools' gradient has the wrong size");
+  std::vector<double> scaled;  // times the loss scale (float16 runs)
+  if (loss_scale_ != 1) {
+    scaled = dy;
+    for (double& x : scaled) x *= loss_scale_;
+  }
   Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(
-      dy.data(), pools_.g.extent(0), pools_.g.extent(1));
+      scaled.empty() ? dy.data() : scaled.data(), pools_.g.extent(0), pools_.g.extent(1));
   Kokkos::deep_copy(space_, pools_.g, h);
   space_.fence();
 }

@@ -26,7 +26,7 @@ void BpttEngine<Real, ExecSpace>::set_up_target_blocks() {
     const auto& e = sim_.edges(0);
     int n_blocks = target_blocks_config_;
     if (n_blocks == 0) {
-      const double slot = static_cast<double>(R_) * static_cast<double>(N_) * B_ * (ring16_ ? 2.0 : sizeof(Acc));
+      const double slot = static_cast<double>(R_) * static_cast<double>(N_) * B_ * (ring16() ? 2.0 : sizeof(Acc));
       const auto candidates = device::target_block_candidates(static_cast<std::int64_t>(e.line.extent(0)), e.n_sources,
                                                               D_, slot, static_cast<double>(host_cache_bytes(2)));
       // steps t whose every delay step t + d is inside the window (all D passes run), within one segment record
@@ -58,7 +58,7 @@ void BpttEngine<Real, ExecSpace>::set_up_target_blocks() {
             left -= static_cast<double>(v.span()) * sizeof(typename decltype(v)::non_const_value_type);
           };
           zero(adj_.gu);
-          if (ring16_) zero(adj16_.gu);
+          if (ring16()) with_ring([&](const auto& a) { zero(a.gu); });
           zero(rec_.v);
           zero(rec_.r);
           space_.fence();

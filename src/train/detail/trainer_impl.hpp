@@ -81,6 +81,12 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
   st.target_blocks = target_blocks > 0 ? target_blocks : tc_.target_blocks;
   st.shape = shape;
   if (run.cfg->precision == Precision::BFloat16) st.ring = device::RingStorage::BFloat16;
+  if (run.cfg->precision == Precision::Float16) {
+    st.ring = device::RingStorage::Float16;
+    loss_scale_.on = true;
+    loss_scale_.scale = tc_.loss_scale_initial;
+    loss_scale_.growth_steps = tc_.loss_scale_growth_steps;
+  }
   auto& bp = st.backward;
   bp.gamma = tc_.dampening_factor;
   bp.sigma = tc_.sigma;
@@ -188,6 +194,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
     return pooled_window(pooled, pooled_samples, g, window_of(s, q));
   };
   store_->zero_gradients();
+  engine_->set_loss_scale(loss_scale_.factor());  // float16 runs: the backward passes on the scaled loss
   StepMetrics m;
   m.t_forward = t_pooled_forward_;  // the forward passes of pooled_counts (their last one is reused below)
   m.t_losses = t_losses_;
@@ -283,7 +290,9 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   // conditions, "series_accumulate" the sum; then the weight regularizers (of the same combination) once
   const bool mean = condition < 0 && tc_.approach == Approach::Accumulate;
   const int divisor = mean ? K : A;
-  if (divisor > 1) store_->scale_gradients(1.0 / divisor);
+  // (float16 runs: the loss scale divided out too, before the weight regularizers and the norm)
+  const double unscale = loss_scale_.factor();
+  if (divisor > 1 || unscale != 1) store_->scale_gradients(1.0 / (divisor * unscale));
   if (K > 1) m.rate_hz /= K;
   double wscale = scales_[static_cast<std::size_t>(s_lo)].weight;
   if (!(mean && tc_.single_loss_set())) {
@@ -344,6 +353,7 @@ StepMetrics Trainer<Real, ExecSpace>::compute_gradient(std::int64_t first_sample
   }
   m.t_losses += since(t_weight);
   m.grad_norm = store_->gradient_norm();
+  m.loss_scale = unscale;
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   m.samples_per_s = static_cast<double>(B_) * K / std::max(m.seconds, 1e-12);
   last_grad_norm_ = m.grad_norm;

@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <vector>
 
 #include "dpointnet/train/trainer.hpp"
@@ -64,6 +65,8 @@ template <class Real, class ExecSpace>
 void Trainer<Real, ExecSpace>::apply_step() {
   const auto start = std::chrono::steady_clock::now();
   cached_forward_ = -1;
+  // float16 runs: a gradient that is not finite halves the loss scale and skips the step (train/loss_scale.hpp)
+  if (!loss_scale_.step(std::isfinite(last_grad_norm_))) return;
   ++iterations_;
   optimizer_->apply(space_, *store_, iterations_, clip_factor(tc_.clip_global_norm, last_grad_norm_));
   store_->mark_changed();
