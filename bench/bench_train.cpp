@@ -138,7 +138,7 @@ int run(int argc, char** argv) {
   app.add_option("--precision", precisions,
                  "run.precision; several (comma-separated) are measured one after the other, in every round")
       ->delimiter(',')
-      ->check(CLI::IsMember({"float32", "float64", "bfloat16"}));
+      ->check(CLI::IsMember({"float32", "float64", "bfloat16", "float16"}));
   app.add_option("--rounds", rounds, "rounds over the precisions (the second in reverse order, and so on)")
       ->check(CLI::PositiveNumber);
   app.add_option("--threads", threads);
@@ -181,6 +181,7 @@ int run(int argc, char** argv) {
       using Real = decltype(tag);
       cfg.precision = precision == "float64"    ? Precision::Float64
                       : precision == "bfloat16" ? Precision::BFloat16
+                      : precision == "float16"  ? Precision::Float16
                                                 : Precision::Float32;
       const PreparedRun tr_run = prepare_run(cfg, net, tc, 1, batch);
       Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), tr_run);
@@ -214,7 +215,7 @@ int run(int argc, char** argv) {
         // 1 - (1 - p)^B) again, with their lines and a gradient read and write (weight gradient).
         const double e_rec = static_cast<double>(net.projections[0].size());
         const double e_all = static_cast<double>(net.n_edges());
-        const double ring = cfg.precision == Precision::BFloat16 ? 2.0 : sizeof(Real);  // an adjoint's bytes
+        const double ring = sixteen_bit(cfg.precision) ? 2.0 : sizeof(Real);  // an adjoint's bytes
         const double lines = std::ceil(batch * ring / 64.0) * 64.0;
         const double edge = sizeof(Real) + 4;  // weight and row index (GroupedEdges::line)
         const double active = 1.0 - std::pow(1.0 - sum.rate_hz * cfg.dt / 1000.0, batch);

@@ -116,7 +116,8 @@ std::string version_text(int concurrency) {
   if (concurrency >= 0) s += fmt::format(" (concurrency {})", concurrency);
   s += fmt::format("\nmemory space: {}\n", Space::memory_space::name());
   // src/sim/simulator.cpp and src/train/trainer.cpp instantiate both precisions for these spaces.
-  s += "precisions: float32 float64 (run.precision; simulate and train)\n";
+  s += "precisions: float32 float64 (run.precision; simulate and train); bfloat16 float16 (train: 16-bit adjoint "
+       "ring)\n";
   s += fmt::format("kernel shapes: {}: {}\n", Space::name(), shape_of<Space>());
 #if DPOINTNET_SECOND_SERIAL_SPACE
   s += fmt::format("also compiled for Serial: float32 float64, {}\n", shape_of<Kokkos::Serial>());

@@ -206,7 +206,7 @@ stage_bench() {
     mpid=$!
   fi
   timeout -k 5 "$t" "$bin/dpointnet-bench-train" --neurons "$n" --steps "$T" --batch "$B" --checkpoint-interval "$C" \
-    --updates 2 --precision "${GPU_CHECK_PRECISIONS:-float32,bfloat16}" --workdir "$work/bench" > "$logs/bench.log" 2>&1 ||
+    --updates 2 --precision "${GPU_CHECK_PRECISIONS:-float32,bfloat16,float16}" --workdir "$work/bench" > "$logs/bench.log" 2>&1 ||
     rc=$?
   [[ -n "$mpid" ]] && { kill "$mpid"; wait "$mpid"; } 2> /dev/null
   line=$(grep 'samples/s' "$logs/bench.log" | sed 's/^ *//; s/  */ /g' | paste -sd';' | sed 's/;/; /g')

@@ -13,9 +13,9 @@ struct LossScale {
   bool on = false;
   double scale = 1.0;
   std::int64_t growth_steps = 2000;
-  std::int64_t good_steps = 0;    // finite steps since the scale last changed
-  std::int64_t skipped_run = 0;   // optimizer steps skipped in a row, up to the last one
-  std::int64_t skipped_total = 0; // optimizer steps skipped in the run
+  std::int64_t good_steps = 0;     // finite steps since the scale last changed
+  std::int64_t skipped_run = 0;    // optimizer steps skipped in a row, up to the last one
+  std::int64_t skipped_total = 0;  // optimizer steps skipped in the run
   bool last_skipped = false;
 
   // The scale the backward pass multiplies its loss gradients by (1 when off).
