@@ -7,6 +7,7 @@
 // test_half_precision.cpp checks against the CPU's.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -173,8 +174,8 @@ TEST(AdjointRing16, WeightGradMatchesWidenedRing) {
   check_weight_grad<float16>();
 }
 
-// Each value of the float32 slot lands in the ring's slot as to_bfloat16 / to_float16 gives it; the other slots
-// stay.
+// Each value of the float32 slot lands in the ring's slot as to_bfloat16 / to_float16 gives it (a NaN as a NaN of
+// its sign); the other slots stay. 37 x 7 x 2 values: blocks of 16 and a partial one.
 template <class Half>
 void check_narrow() {
   const int D = 3, R = 2, N = 37, B = 7;
@@ -194,7 +195,11 @@ void check_narrow() {
   for (int c = 0; c < R; ++c)
     for (int i = 0; i < N; ++i)
       for (int b = 0; b < B; ++b) {
-        ASSERT_EQ(r(1, c, i, b).bits, narrow<Half>(h(0, c, i, b)).bits);
+        const float x = h(0, c, i, b);
+        if (std::isnan(x))  // hosts may convert by the CPU's instruction: a NaN of the same sign
+          ASSERT_TRUE(std::isnan(widen(r(1, c, i, b))) && std::signbit(widen(r(1, c, i, b))) == std::signbit(x));
+        else
+          ASSERT_EQ(r(1, c, i, b).bits, narrow<Half>(x).bits);
         ASSERT_EQ(r(0, c, i, b).bits, 0);
         ASSERT_EQ(r(2, c, i, b).bits, 0);
       }
