@@ -215,12 +215,16 @@ TEST(DeviceShapes, FullAndPartialLaneBlockGradientsAreTheDeviceShapes) {
   expect_same_gradients<float>(s, B, 1e-6);
 }
 
-// run.precision "bfloat16": the neuron adjoint's float32 slot rounded into the bfloat16 ring (ring_storage.hpp),
-// gathered by the host shapes' fused passes and by the device shapes' spike adjoint and weight-gradient teams
-TEST(DeviceShapes, BFloat16RingGradientsAreTheHostShapes) {
+// run.precision "bfloat16" and "float16" (its loss scale 2^15): the neuron adjoint's float32 slot rounded into the
+// 16-bit ring (ring_storage.hpp), gathered by the host shapes' fused passes and by the device shapes' spike adjoint
+// and weight-gradient teams
+TEST(DeviceShapes, SixteenBitRingGradientsAreTheHostShapes) {
   DP_HOST_BACKEND_ONLY();
   const int B = 23;
-  TrainSetup s(300, 40.0, B, train_section(1e-3, 7, 2.0), 4, json{{"precision", "bfloat16"}});
-  ASSERT_EQ(s.cfg.precision, Precision::BFloat16);
-  expect_same_gradients<float>(s, B, 1e-6);
+  for (const char* p : {"bfloat16", "float16"}) {
+    SCOPED_TRACE(p);
+    TrainSetup s(300, 40.0, B, train_section(1e-3, 7, 2.0), 4, json{{"precision", p}});
+    ASSERT_TRUE(sixteen_bit(s.cfg.precision));
+    expect_same_gradients<float>(s, B, 1e-6);
+  }
 }
