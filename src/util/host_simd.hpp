@@ -80,6 +80,9 @@ struct LanePiece {
       const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       const __m256i u = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
       std::memcpy(&x, &u, sizeof x);
+    } else if constexpr (Lanes == 4) {
+      const __m128i u = _mm_slli_epi32(_mm_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))), 16);
+      std::memcpy(&x, &u, sizeof x);
     } else
 #endif
     {  // (GCC 12 refuses __builtin_convertvector on these dependent vector types)
@@ -103,6 +106,9 @@ struct LanePiece {
 #if defined(__F16C__) && defined(__AVX__)
         if constexpr (Lanes == 8) {
       const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+      std::memcpy(&x, &f, sizeof x);
+    } else if constexpr (Lanes == 4) {
+      const __m128 f = _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
       std::memcpy(&x, &f, sizeof x);
     } else
 #endif
