@@ -179,10 +179,8 @@ int run(int argc, char** argv) {
     std::string precision;
     auto run = [&](auto tag) {
       using Real = decltype(tag);
-      cfg.precision = precision == "float64"    ? Precision::Float64
-                      : precision == "bfloat16" ? Precision::BFloat16
-                      : precision == "float16"  ? Precision::Float16
-                                                : Precision::Float32;
+      for (const Precision p : {Precision::Float32, Precision::Float64, Precision::BFloat16, Precision::Float16})
+        if (precision == precision_name(p)) cfg.precision = p;
       const PreparedRun tr_run = prepare_run(cfg, net, tc, 1, batch);
       Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), tr_run);
       print_target_blocks(tr);

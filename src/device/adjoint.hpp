@@ -24,7 +24,7 @@ namespace dpointnet::device {
 
 // Adjoint state, samples fastest ([..][N][B]): every per-edge gather reads B contiguous values, and a team's
 // vector lanes run over the samples. Acc is the adjoint's arithmetic type; Ring the storage type of the drive
-// adjoint ring gu that the spike adjoint and the weight gradients gather (Acc, or bfloat16: device/ring_storage.hpp).
+// adjoint ring gu that the spike adjoint and the weight gradients gather (Acc, or 16 bits: device/ring_storage.hpp).
 template <class Acc, class MemSpace, class Ring = Acc>
 struct Adjoint {
   Kokkos::View<Acc**, Kokkos::LayoutRight, MemSpace> gV;         // [N][B] dL/dV_{t+1} until step t is done

@@ -37,7 +37,7 @@ struct FusedWeightGrad {
 // ascending (the same order on every backend). Devices: one vector lane per sample, the edge broadcast to the
 // lanes. Hosts: a range of sources per thread, the samples in register blocks of kHostLanes (a fixed-width vector
 // loop), optionally with the recurrent weight gradient (wg).
-// Ring: the storage type of gu (Acc, or bfloat16 with Acc = float: widened exactly, the same arithmetic).
+// Ring: the storage type of gu (Acc, or bfloat16 / float16 with Acc = float: widened exactly, the same arithmetic).
 template <class Real, class Acc, class ExecSpace, class Ring = Acc>
 struct SpikeAdjointFunctor {
   using MemSpace = typename ExecSpace::memory_space;

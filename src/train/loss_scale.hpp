@@ -16,13 +16,11 @@ struct LossScale {
   std::int64_t good_steps = 0;     // finite steps since the scale last changed
   std::int64_t skipped_run = 0;    // optimizer steps skipped in a row, up to the last one
   std::int64_t skipped_total = 0;  // optimizer steps skipped in the run
-  bool last_skipped = false;
 
   // The scale the backward pass multiplies its loss gradients by (1 when off).
   double factor() const { return on ? scale : 1.0; }
   // After a gradient: whether the optimizer step runs (finite), and the scale's update.
   bool step(const bool finite) {
-    last_skipped = on && !finite;
     if (!on) return true;
     if (!finite) {
       scale = std::max(scale / 2, 1.0);

@@ -60,7 +60,7 @@ KOKKOS_INLINE_FUNCTION bfloat16 to_bfloat16(float f) {
 KOKKOS_INLINE_FUNCTION float to_float(float16 h) {
 #if defined(__F16C__) && !defined(__CUDACC__) && !defined(__HIPCC__) && !defined(__SYCL_DEVICE_ONLY__)
   return _cvtsh_ss(h.bits);  // the CPU's conversion (vcvtph2ps): the same exact value, one instruction
-#endif
+#else
   const std::uint32_t sign = static_cast<std::uint32_t>(h.bits & 0x8000u) << 16;
   const std::uint32_t exp = (h.bits >> 10) & 0x1fu, mant = h.bits & 0x3ffu;
   if (exp == 0x1fu)  // infinity or NaN (the payload kept)
@@ -70,6 +70,7 @@ KOKKOS_INLINE_FUNCTION float to_float(float16 h) {
     return half_detail::float_of(sign | half_detail::bits_of(m));
   }
   return half_detail::float_of(sign | ((exp + 112u) << 23) | (mant << 13));
+#endif
 }
 
 KOKKOS_INLINE_FUNCTION float16 to_float16(float f) {
