@@ -21,12 +21,14 @@ inline void start(int threads) {
   compat::initialize(io);
 }
 
-// The directory of the N-neuron benchmark network under workdir, generated first if it is not there.
-inline std::string bench_network(const std::string& workdir, std::int64_t n) {
-  const std::string dir = workdir + "/net_" + std::to_string(n);
+// The directory of the N-neuron benchmark network under workdir (at step dt ms: its run.dt, and delays of at least
+// max(1 ms, dt)), generated first if it is not there.
+inline std::string bench_network(const std::string& workdir, std::int64_t n, double dt = 1.0) {
+  const std::string dir = workdir + "/net_" + std::to_string(n) + (dt == 1.0 ? "" : fmt::format("_dt{:g}", dt));
   if (!std::filesystem::exists(dir + "/config.simulation.json")) {
     GeneratorOptions g;
     g.n_neurons = n;
+    g.dt = dt;
     g.seed = 1;
     g.out_dir = dir;
     g.overwrite = true;

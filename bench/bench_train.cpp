@@ -130,7 +130,16 @@ int run(int argc, char** argv) {
   std::string workdir = "/tmp/dpointnet-bench";
   std::vector<std::string> precisions{"float32"};
   app.add_option("--neurons", n);
-  app.add_option("--steps", steps, "sequence length T (dt = 1 ms)");
+  double dt = 1.0;
+  app.add_option("--steps", steps, "sequence length T (steps of --dt)");
+  app.add_option("--dt", dt, "run.dt (ms) of the generated network (its smallest delay is max(1 ms, dt))")
+      ->check(CLI::PositiveNumber);
+  std::vector<int> windows{0};
+  app.add_option("--window", windows,
+                 "steps per min-delay window at most (DPOINTNET_STEP_WINDOW: 0 the smallest delay, 1 step by step); "
+                 "several (comma-separated) are measured one after the other, in every round")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--batch", batch);
   app.add_option("--checkpoint-interval", C);
   app.add_option("--updates", updates, "timed updates (after one warm-up update)");
@@ -155,10 +164,10 @@ int run(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   bench::start(threads);
   {
-    const std::string dir = bench::bench_network(workdir, n);
+    const std::string dir = bench::bench_network(workdir, n, dt);
     nlohmann::json c = nlohmann::json::parse(std::ifstream(dir + "/config.simulation.json"));
     c["network"] = dir + "/config.circuit.json";
-    c["run"]["tstop"] = steps;
+    c["run"]["tstop"] = steps * dt;
     c["run"]["batch_size"] = batch;
     c["train"] = {{"steps", updates + 1},
                   {"checkpoint_interval", C},
@@ -177,11 +186,13 @@ int run(int argc, char** argv) {
     TrainConfig tc = TrainConfig::parse(cfg, net);
     auto inputs = prepare_inputs(cfg, net, tc.total_steps(cfg));
     std::string precision;
+    int window = 0;
     auto run = [&](auto tag) {
       using Real = decltype(tag);
       for (const Precision p : {Precision::Float32, Precision::Float64, Precision::BFloat16, Precision::Float16})
         if (precision == precision_name(p)) cfg.precision = p;
-      const PreparedRun tr_run = prepare_run(cfg, net, tc, 1, batch);
+      PreparedRun tr_run = prepare_run(cfg, net, tc, 1, batch);
+      tr_run.max_window = window;
       Trainer<Real> tr(Kokkos::DefaultExecutionSpace(), tr_run);
       print_target_blocks(tr);
       tr.train_step();  // warm-up
@@ -201,10 +212,10 @@ int run(int argc, char** argv) {
       }
       const double u = updates;
       fmt::print(
-          "{:>7} neurons {:>10} edges T={} B={} C={:<4} {}: step {:8.3f} s = forward {:.3f} + recompute {:.3f} + "
+          "{:>7} neurons {:>10} edges T={} B={} C={:<4} {} W={}: step {:8.3f} s = forward {:.3f} + recompute {:.3f} + "
           "backward {:.3f} + update {:.4f} (other {:.3f}); {:8.2f} samples/s; peak RSS {:.2f} GiB; rate {:.2f} Hz\n",
-          n, net.n_edges(), steps, batch, C, precision, sum.seconds / u, sum.t_forward / u, sum.t_recompute / u,
-          sum.t_backward / u, sum.t_update / u,
+          n, net.n_edges(), steps, batch, C, precision, tr.step_window(), sum.seconds / u, sum.t_forward / u,
+          sum.t_recompute / u, sum.t_backward / u, sum.t_update / u,
           (sum.seconds - sum.t_forward - sum.t_recompute - sum.t_backward - sum.t_update) / u, batch * u / sum.seconds,
           peak_rss_gib(), sum.rate_hz);
       if (bandwidth) {
@@ -235,13 +246,15 @@ int run(int argc, char** argv) {
       }
     };
     for (int r = 0; r < rounds; ++r)
-      for (std::size_t q = 0; q < precisions.size(); ++q) {
-        precision = precisions[r % 2 == 0 ? q : precisions.size() - 1 - q];
-        if (precision == "float64")
-          run(double{});
-        else
-          run(float{});
-      }
+      for (std::size_t q = 0; q < precisions.size(); ++q)
+        for (std::size_t k = 0; k < windows.size(); ++k) {
+          precision = precisions[r % 2 == 0 ? q : precisions.size() - 1 - q];
+          window = windows[r % 2 == 0 ? k : windows.size() - 1 - k];
+          if (precision == "float64")
+            run(double{});
+          else
+            run(float{});
+        }
   }
   Kokkos::finalize();
   return 0;

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LINE = re.compile(r"(\d+) neurons\s+(\d+) edges T=(\d+) B=(\d+) C=(\d+)\s+(\w+): step\s+([\d.]+) s = forward ([\d.]+) "
+LINE = re.compile(r"(\d+) neurons\s+(\d+) edges T=(\d+) B=(\d+) C=(\d+)\s+(\w+)(?: W=\d+)?: step\s+([\d.]+) s = forward ([\d.]+) "
                   r"\+ recompute ([\d.]+) \+ backward ([\d.]+) \+ update ([\d.]+).*rate ([\d.]+) Hz")
 
 

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "dpointnet/sim/step_window.hpp"
+
 namespace dpointnet {
 
 PreparedRun prepare_run(const SimulationConfig& cfg, const Network& net, const TrainConfig& tc, int replicas,
@@ -22,6 +24,7 @@ PreparedRun prepare_run(const SimulationConfig& cfg, const Network& net, const T
     run.initial_inputs =
         prepare_inputs(cfg.with_input_overrides(tc.from_input_inputs, "train.initial_state.inputs"), net, steps);
   run.clamps = prepare_current_clamps(cfg, net);
+  run.max_window = step_window_from_environment();
   run.schedule = SampleSchedule{batch > 0 ? batch : cfg.batch_size, replicas, tc.accumulate, tc.n_conditions()};
   return run;
 }

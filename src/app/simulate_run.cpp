@@ -16,6 +16,7 @@
 #include "dpointnet/io/spike_file.hpp"
 #include "dpointnet/network/network_builder.hpp"
 #include "dpointnet/sim/simulator.hpp"
+#include "dpointnet/sim/step_window.hpp"
 #include "dpointnet/train/memory_plan.hpp"
 #include "dpointnet/util/error.hpp"
 #include "dpointnet/util/kokkos_compat.hpp"
@@ -32,19 +33,6 @@ std::string per_sample_path(const std::string& file, int b, int batch) {
 }
 
 namespace {
-
-// DPOINTNET_STEP_WINDOW: unset or empty -> 0 (the network's smallest delay); a positive integer caps the window
-// (1: step by step, the reference the window must equal bitwise). Anything else is refused.
-int step_window_override() {
-  const char* v = std::getenv("DPOINTNET_STEP_WINDOW");
-  if (v == nullptr || *v == '\0') return 0;
-  char* end = nullptr;
-  const long w = std::strtol(v, &end, 10);
-  if (*end != '\0' || w < 1 || w > 1000000)
-    throw InputError("DPOINTNET_STEP_WINDOW", "environment", "DPOINTNET_STEP_WINDOW",
-                     std::string("must be a positive integer (1: step by step), not '") + v + "'");
-  return static_cast<int>(w);
-}
 
 struct ReportPlan {
   VoltageReport rep;
@@ -195,7 +183,7 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
 
 SimulateSummary run_simulate(const SimulateCommand& cmd) {
   const auto t_start = std::chrono::steady_clock::now();
-  const int max_window = step_window_override();
+  const int max_window = step_window_from_environment();
   SimulationConfig cfg = SimulationConfig::load(cmd.config);
   if (cmd.batch_size > 0) cfg.batch_size = cmd.batch_size;
   if (cmd.precision == "float64") cfg.precision = Precision::Float64;

@@ -83,6 +83,7 @@ int train_loop(const RunInputs& in, ReplicaContext& ctx, RunRecord& rec) {
     lg->info("gradient accumulation: {} micro-batches of {} samples per replica and update ({} samples per update)",
              tc.micro_batches(), cfg.batch_size, rs.schedule().global_batch());
   Trainer<Real>& tr = rs.chief();
+  lg->info("forward and recompute passes: {} step(s) per min-delay window", tr.step_window());
   if (!tr.engine().target_block_choice().timings.empty())
     lg->info(
         "spike adjoint: {} target block(s), the fastest per reverse step of {} (train.target_blocks \"auto\", "

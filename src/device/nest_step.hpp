@@ -37,6 +37,9 @@ struct NestStepFunctor {
   Real h;  // NEST's step in ms (MS_PER_TIC * TICS_PER_STEP)
   int n, slot_now;
   int n_steps = 1;  // steps per launch (a min-delay window): step w writes ring slot (slot_now + w) mod D
+  // optional [n_steps B][N] (may be empty): v_pre and held of each step of the launch (what training reads)
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> step_v{};
+  Kokkos::View<std::int16_t**, Kokkos::LayoutRight, MemSpace> step_r{};
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
     const int b = static_cast<int>(idx / n);
@@ -77,6 +80,10 @@ struct NestStepFunctor {
       --r;  // V held, ASC frozen
     }
     if (v_pre.extent(0) > 0) v_pre(b, i) = v;
+    if (step_v.extent(0) > 0) {
+      step_v(ub, i) = v;
+      step_r(ub, i) = open ? 0 : 1;
+    }
     if (z) {  // (only an open step spikes) refractory count, ASC jump (iaf's amps are 0), hard reset in this step
       r = k.t_ref_steps(i);
       for (int a = 0; a < kNumAsc; ++a) s.asc(b, a, i) = k.asc_amps(a, i) + s.asc(b, a, i) * nk.asc_refr(a, i);
@@ -159,6 +166,11 @@ struct NestStepFunctor {
     }
     if (v_pre.extent(0) > 0)
       for (int q = 0; q < m; ++q) v_pre(b, i0 + q) = vn[q];
+    if (step_v.extent(0) > 0)
+      for (int q = 0; q < m; ++q) {
+        step_v(ub, i0 + q) = vn[q];
+        step_r(ub, i0 + q) = open[q] ? 0 : 1;
+      }
     const Real* KOKKOS_RESTRICT vr = &k.v_reset(i0);
     const int* KOKKOS_RESTRICT tr = &k.t_ref_steps(i0);
     for (int q = 0; q < m; ++q) {  // refractory count (an open step spikes or not; a held one counts down), reset

@@ -35,6 +35,9 @@ struct NeuronStepFunctor {
   int n, slot_prev, slot_now;
   bool have_prev;
   int n_steps = 1;
+  // optional [n_steps B][N] (may be empty): v' and r of each step of the launch, what training reads of a step
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> step_v{};
+  Kokkos::View<std::int16_t**, Kokkos::LayoutRight, MemSpace> step_r{};
 
   // Step w of the launch: its ring slots and whether the step before it exists.
   KOKKOS_INLINE_FUNCTION int slot_of(const int w) const {
@@ -78,6 +81,10 @@ struct NeuronStepFunctor {
     s.r(b, i) = static_cast<std::int16_t>(rn);
     ring(slot_of(w), b, i) = z;
     if (v_out.extent(0) > 0) v_out(ub, i) = vn;
+    if (step_v.extent(0) > 0) {
+      step_v(ub, i) = vn;
+      step_r(ub, i) = static_cast<std::int16_t>(rn);
+    }
   }
 
   // Host shape: sample b, neurons [i0, i0 + kBlock) of it, stage by stage over the block (each step of the launch
@@ -160,6 +167,11 @@ struct NeuronStepFunctor {
     for (int q = 0; q < m; ++q) zout[q] = zo[q];
     if (v_out.extent(0) > 0)
       for (int q = 0; q < m; ++q) v_out(ub, i0 + q) = v[q];
+    if (step_v.extent(0) > 0)
+      for (int q = 0; q < m; ++q) {
+        step_v(ub, i0 + q) = v[q];
+        step_r(ub, i0 + q) = r[q];
+      }
   }
 };
 

@@ -24,7 +24,8 @@ class NeuronDynamics {
 
   // One step of every neuron of every sample: reads the drive u of the step, writes the state, the spikes into
   // ring slot slot_now and (when v_out is not empty) v'. n_steps > 1: that many steps in one launch (a min-delay
-  // window), step w reading rows [w B, (w + 1) B) of u, writing slot (slot_now + w) mod D and those rows of v_out.
+  // window), step w reading rows [w B, (w + 1) B) of u, writing slot (slot_now + w) mod D and those rows of v_out
+  // and (when not empty) of step_v and step_r: what training reads of step w (training_v, training_r).
   struct Step {
     const Constants& k;
     const State& state;
@@ -38,6 +39,8 @@ class NeuronDynamics {
     bool has_prev;  // the step before exists (step > 0, or a continued run)
     device::KernelShape shape;
     int n_steps = 1;
+    VView step_v{};
+    RView step_r{};
   };
   // The neuron adjoint of step `step_in_segment` of the recorded segment.
   struct Reverse {

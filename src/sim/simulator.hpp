@@ -34,6 +34,9 @@ struct SimOptions {
   // Steps per min-delay window of run() without a step hook: 0 = the network's smallest delay (in steps), capped
   // by the window's drive buffer (sim/step_window.hpp); 1 = step by step. Results are the same bitwise.
   int max_window = 0;
+  // run() with a step hook (training) advances a window at a time too, keeping what training reads of each step of
+  // the window (training_v, training_r) in a [window B][N] buffer; false: one step per launch with a hook.
+  bool windows_with_hook = false;
 };
 
 namespace detail {
@@ -134,11 +137,14 @@ class Simulator {
   const device::NeuronState<Real, MemSpace>& state() const { return state_; }
   // The run's neuron dynamics (run.dynamics); what training reads of the last step is theirs.
   const NeuronDynamics<Real, ExecSpace>& dynamics() const { return *dynamics_; }
-  const Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace>& training_v() const {
-    return dynamics_->training_v(state_);
+  // Of the step a step hook is called for (else of the last step): from the window's buffer, or the dynamics'.
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> training_v() const {
+    if (hook_w_ < 0) return dynamics_->training_v(state_);
+    return Kokkos::subview(step_v_, hook_rows(), Kokkos::ALL());
   }
-  const Kokkos::View<std::int16_t**, Kokkos::LayoutRight, MemSpace>& training_r() const {
-    return dynamics_->training_r(state_);
+  Kokkos::View<std::int16_t**, Kokkos::LayoutRight, MemSpace> training_r() const {
+    if (hook_w_ < 0) return dynamics_->training_r(state_);
+    return Kokkos::subview(step_r_, hook_rows(), Kokkos::ALL());
   }
   // Total synaptic events (edge additions) since reset, when counting is enabled (benchmarks).
   void set_count_events(bool on) { count_events_ = on; }
@@ -151,6 +157,10 @@ class Simulator {
   Simulator(const ExecSpace& space, const Network& net, const std::vector<PreparedInput>& inputs, const SimOptions& opt,
             device::KernelShape shape);
   int window_steps(std::int64_t max_steps) const;
+  Kokkos::pair<std::size_t, std::size_t> hook_rows() const {
+    const auto b = static_cast<std::size_t>(B_);
+    return {static_cast<std::size_t>(hook_w_) * b, static_cast<std::size_t>(hook_w_ + 1) * b};
+  }
   void advance(int n_steps, int rec_index);
   struct InputRuntime;
   void upload_schedule(InputRuntime& rt, const PreparedInput& in);
@@ -188,6 +198,11 @@ class Simulator {
   std::vector<CurrentPulse> pulses_;
   void update_current(std::int64_t t, bool force = false);
   std::function<void(std::int64_t, int)> hook_;
+  // SimOptions::windows_with_hook: training_v and training_r of each step of a window ([window_ B][N]), and the
+  // step of the window a hook is called for (-1: none, or no buffer)
+  typename NeuronDynamics<Real, ExecSpace>::VView step_v_;
+  typename NeuronDynamics<Real, ExecSpace>::RView step_r_;
+  int hook_w_ = -1;
   bool count_events_ = false;
   double events_ = 0;
 };

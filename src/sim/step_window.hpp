@@ -3,8 +3,11 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "dpointnet/network/network.hpp"
+#include "dpointnet/util/error.hpp"
 
 namespace dpointnet {
 
@@ -28,6 +31,19 @@ inline int window_length(const Network& net, int max_window, int batch, int chan
   if (per_step > 0)
     w = static_cast<int>(std::min<std::int64_t>(w, std::max<std::int64_t>(1, kMaxWindowBytes / per_step)));
   return std::max(w, 1);
+}
+
+// DPOINTNET_STEP_WINDOW: unset or empty -> 0 (the network's smallest delay); a positive integer caps the window
+// (1: step by step, the reference the window must equal bitwise). Anything else is refused.
+inline int step_window_from_environment() {
+  const char* v = std::getenv("DPOINTNET_STEP_WINDOW");
+  if (v == nullptr || *v == '\0') return 0;
+  char* end = nullptr;
+  const long w = std::strtol(v, &end, 10);
+  if (*end != '\0' || w < 1 || w > 1000000)
+    throw InputError("DPOINTNET_STEP_WINDOW", "environment", "DPOINTNET_STEP_WINDOW",
+                     std::string("must be a positive integer (1: step by step), not '") + v + "'");
+  return static_cast<int>(w);
 }
 
 }  // namespace dpointnet

@@ -67,9 +67,11 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
     add("nest-mode constants", N * (2 * R * real + 4 * real + 3 * real + 1));
     add("nest-mode step outputs (V before the reset, held flag)", B * N * (real + 2), true);
   }
-  // the drive of a min-delay window's steps (sim/step_window.hpp; training runs step by step)
-  const int window = tc ? 1 : window_length(net, 0, cfg.batch_size, net.n_channels);
+  // the drive of a min-delay window's steps (sim/step_window.hpp), and in training what the passes read of each
+  // step of a window (SimOptions::windows_with_hook)
+  const int window = window_length(net, 0, cfg.batch_size, net.n_channels);
   add("synaptic drive (fixed point)", window * B * R * N * 8, true);
+  if (tc && window > 1) add("a window's v and r per step (training)", window * B * N * (real + 2), true);
   add("spike ring", D * B * N, true);
   double edge_bytes = 0, n_edges = 0;
   const bool device_build = !compat::host_execution<Kokkos::DefaultExecutionSpace>;

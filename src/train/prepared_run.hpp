@@ -21,6 +21,7 @@ struct PreparedRun {
   std::vector<PreparedInput> initial_inputs;           // train.initial_state "from_input" (empty without)
   std::vector<CurrentPulse> clamps;                    // current clamps, the same for every sample
   SampleSchedule schedule;                             // the job's (replicas, micro-batches, conditions)
+  int max_window = 0;  // steps per min-delay window at most (SimOptions::max_window; DPOINTNET_STEP_WINDOW)
 };
 
 }  // namespace dpointnet

@@ -145,6 +145,8 @@ class Trainer {
   void set_loss_scale(const LossScale& s) { loss_scale_ = s; }
   double last_update_seconds() const { return t_update_; }  // wall time of the last update's optimizer steps
   const BpttEngine<Real, ExecSpace>& engine() const { return *engine_; }
+  // Steps per min-delay window of the warm-up, forward and recompute passes (PreparedRun::max_window).
+  int step_window() const { return sim_->window(); }
 
   // Checks: per sample b, the terminal v' of every neuron then its spike count, of the last forward pass
   // ([B][2N] flattened); its first global sample; spikes per neuron summed over this trainer's samples (all

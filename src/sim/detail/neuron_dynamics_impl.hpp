@@ -27,6 +27,8 @@ class DiscreteDynamics final : public NeuronDynamics<Real, ExecSpace> {
         s.k,      s.state,     s.u,        s.z_ring,  s.v_out, s.i_ext, static_cast<Real>(s.dt),
         int(s.n), s.slot_prev, s.slot_now, s.has_prev};
     nf.n_steps = s.n_steps;
+    nf.step_v = s.step_v;
+    nf.step_r = s.step_r;
     device::neuron_step(space, nf, s.batch, s.shape);
   }
   void adjoint(const ExecSpace& space, const typename Base::Reverse& r) const override {
@@ -65,6 +67,8 @@ class NestDynamics final : public NeuronDynamics<Real, ExecSpace> {
     device::NestStepFunctor<Real, ExecSpace> nf{
         s.k, nk_, s.state, s.u, s.z_ring, s.v_out, v_pre_, held_, static_cast<Real>(h_), int(s.n), s.slot_now};
     nf.n_steps = s.n_steps;
+    nf.step_v = s.step_v;
+    nf.step_r = s.step_r;
     device::nest_step(space, nf, s.batch, s.shape);
   }
   void adjoint(const ExecSpace& space, const typename Base::Reverse& r) const override {

@@ -108,6 +108,11 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   }
   dynamics_ = detail::make_neuron_dynamics<Real>(space_, net, B_, R_);  // run.dynamics, once
   window_ = window_length(net, opt_.max_window, B_, R_);
+  if (opt_.windows_with_hook && window_ > 1) {
+    const auto rows = static_cast<std::size_t>(window_) * static_cast<std::size_t>(B_);
+    step_v_ = decltype(step_v_)(Kokkos::view_alloc(space_, "window.training_v"), rows, N);
+    step_r_ = decltype(step_r_)(Kokkos::view_alloc(space_, "window.training_r"), rows, N);
+  }
   // state
   state_.v = decltype(state_.v)(Kokkos::view_alloc(space_, "state.v"), B_, N);
   state_.r = decltype(state_.r)(Kokkos::view_alloc(space_, "state.r"), B_, N);
@@ -220,7 +225,8 @@ void Simulator<Real, ExecSpace>::run(std::int64_t steps, const std::function<voi
   auto& hv_d = rec_v_double_;
   std::int64_t done = 0;
   while (done < steps) {
-    const int n = static_cast<int>(std::min<std::int64_t>(opt_.record_chunk, steps - done));
+    // (without a sink one chunk: chunks would only cut windows)
+    const int n = static_cast<int>(sink ? std::min<std::int64_t>(opt_.record_chunk, steps - done) : steps - done);
     const std::int64_t first = t_;
     for (int k = 0; k < n;) {
       const int w = window_steps(n - k);

@@ -16,11 +16,12 @@
 
 namespace dpointnet {
 
-// Steps the next launch may take, at most max_steps: 1 with a step hook (training records every step) or without
-// windows; else up to the window length, ending before the next change of the current clamps.
+// Steps the next launch may take, at most max_steps: 1 without windows, or with a step hook and no buffer for what
+// training reads of each step (SimOptions::windows_with_hook); else up to the window length, ending before the next
+// change of the current clamps.
 template <class Real, class ExecSpace>
 int Simulator<Real, ExecSpace>::window_steps(std::int64_t max_steps) const {
-  if (hook_ || window_ <= 1 || max_steps <= 1) return 1;
+  if ((hook_ && step_v_.extent(0) == 0) || window_ <= 1 || max_steps <= 1) return 1;
   std::int64_t w = std::min<std::int64_t>(window_, max_steps);
   for (const auto& p : pulses_) {
     if (p.first_step > t_) w = std::min(w, p.first_step - t_);
@@ -29,7 +30,7 @@ int Simulator<Real, ExecSpace>::window_steps(std::int64_t max_steps) const {
   return static_cast<int>(std::max<std::int64_t>(w, 1));
 }
 
-// Steps t_, ..., t_ + n_steps - 1 (n_steps <= the window length; 1 with a step hook, called after the step);
+// Steps t_, ..., t_ + n_steps - 1 (n_steps <= the window length), then the step hook for each of them in turn;
 // rec_index >= 0: recorded into rows rec_index, ...
 template <class Real, class ExecSpace>
 void Simulator<Real, ExecSpace>::advance(int n_steps, int rec_index) {
@@ -73,6 +74,10 @@ void Simulator<Real, ExecSpace>::advance(int n_steps, int rec_index) {
   typename NeuronDynamics<Real, ExecSpace>::Step st{
       k_, state_, u, z_ring_, v_out, i_ext_, dt_, N_, B_, slot_prev, slot_now, t > 0 || history_ > 0, shape_};
   st.n_steps = n_steps;
+  if (hook_) {  // (empty without windows: then the dynamics' own views hold the step's values)
+    st.step_v = step_v_;
+    st.step_r = step_r_;
+  }
   dynamics_->step(space_, st);
   write_inputs(t, slot_now, n_steps);  // the window's inputs, into their ring slots (read from the next window on)
   if (rec_index >= 0)
@@ -82,7 +87,12 @@ void Simulator<Real, ExecSpace>::advance(int n_steps, int rec_index) {
                    z_ring_.data() + static_cast<std::size_t>(slot) * bn, bn);
       if (opt_.record_inputs) record_input_slots(rec_index + w, slot);
     }
-  if (hook_) hook_(t, slot_now);  // (one step: window_steps)
+  if (hook_)
+    for (int w = 0; w < n_steps; ++w) {
+      hook_w_ = step_v_.extent(0) > 0 ? w : -1;
+      hook_(t + w, (slot_now + w) % D_);
+    }
+  hook_w_ = -1;
   t_ += n_steps;
 }
 

@@ -95,6 +95,7 @@ void BpttEngine<Real, ExecSpace>::forward(const Snapshot* carried_start, Snapsho
   // round trip)
   sim_.set_step_hook([&](std::int64_t t, int slot) {
     stats.slot = slot;
+    stats.v = sim_.training_v();
     stats.counts = Kokkos::subview(counts_, band_of(t), Kokkos::ALL(), Kokkos::ALL());
     device::forward_stats(space_, stats, B_, need_v, Kokkos::subview(vreg_steps_, t - W_, Kokkos::ALL()), shape_);
     if (t0_recorded >= 0) record_step(t, t0_recorded, slot);

@@ -42,7 +42,8 @@ Trainer<Real, ExecSpace>::Trainer(const ExecSpace& space, const PreparedRun& run
   o.n_steps = W_ + T_;
   o.seed = run.cfg->seed;
   o.record_chunk = kTrainingRecordChunk;
-  o.max_window = 1;  // step by step (the memory plan counts no window buffer)
+  o.max_window = run.max_window;  // min-delay windows in the warm-up, forward and recompute passes
+  o.windows_with_hook = true;
   sim_ = detail::SimulatorAccess::make<Real>(space_, *run.net, run.inputs, o, shape);
   sim_->set_current_pulses(run.clamps);
   optimizer_ = make_optimizer<Real, ExecSpace>(tc_);
