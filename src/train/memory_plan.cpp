@@ -69,7 +69,8 @@ MemoryPlan plan_memory(const Network& net, const std::vector<PreparedInput>& inp
   }
   // the drive of a min-delay window's steps (sim/step_window.hpp), and in training what the passes read of each
   // step of a window (SimOptions::windows_with_hook)
-  const int window = window_length(net, 0, cfg.batch_size, net.n_channels);
+  const int window = window_length(net, 0, cfg.batch_size, net.n_channels,
+                                   window_bytes(compat::host_execution<Kokkos::DefaultExecutionSpace>));
   add("synaptic drive (fixed point)", window * B * R * N * 8, true);
   if (tc && window > 1) add("a window's v and r per step (training)", window * B * N * (real + 2), true);
   add("spike ring", D * B * N, true);

@@ -107,7 +107,7 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
     live_spans_ = detail::upload_vector<decltype(live_spans_)>(space_, "drive.live_spans", lc.span);
   }
   dynamics_ = detail::make_neuron_dynamics<Real>(space_, net, B_, R_);  // run.dynamics, once
-  window_ = window_length(net, opt_.max_window, B_, R_);
+  window_ = window_length(net, opt_.max_window, B_, R_, window_bytes(compat::host_execution<ExecSpace>));
   if (opt_.windows_with_hook && window_ > 1) {
     const auto rows = static_cast<std::size_t>(window_) * static_cast<std::size_t>(B_);
     step_v_ = decltype(step_v_)(Kokkos::view_alloc(space_, "window.training_v"), rows, N);
