@@ -114,15 +114,15 @@ Trained train(const TrainSetup& s, int max_window, device::KernelShape shape, in
   return out;
 }
 
+// `updates` updates step by step, in windows of 10 and (short) of 3 steps.
 template <class Real>
-void expect_training_bitwise(const char* dynamics, bool carry, device::KernelShape shape) {
-  const int updates = 3;
+void expect_training_bitwise(const char* dynamics, bool carry, device::KernelShape shape, int updates, bool short_too) {
   const TrainSetup s = make_setup(dynamics, carry, updates);
   const Trained step = train<Real>(s, 1, shape, updates), window = train<Real>(s, 0, shape, updates),
-                short_window = train<Real>(s, 3, shape, updates);
+                short_window = short_too ? train<Real>(s, 3, shape, updates) : window;
   EXPECT_EQ(step.window, 1);
   EXPECT_EQ(window.window, 10);
-  EXPECT_EQ(short_window.window, 3);
+  if (short_too) EXPECT_EQ(short_window.window, 3);
   double spikes = 0, norm = 0;
   for (double c : step.counts) spikes += c;
   for (const auto& g : step.grads)
@@ -148,10 +148,13 @@ TEST(TrainingWindow, HookSeesEveryStepNest) {
   expect_hook_values_bitwise<float>("nest", device::KernelShape::Device);
 }
 TEST(TrainingWindow, UpdatesBitwiseDiscreteWarmup) {
-  expect_training_bitwise<float>("discrete", false, device::KernelShape::Auto);
+  expect_training_bitwise<float>("discrete", false, device::KernelShape::Auto, 3, true);
 }
-TEST(TrainingWindow, UpdatesBitwiseNestCarried) { expect_training_bitwise<double>("nest", true, device::KernelShape::Auto); }
+TEST(TrainingWindow, UpdatesBitwiseNestCarried) {
+  expect_training_bitwise<double>("nest", true, device::KernelShape::Auto, 3, true);
+}
+// (the device shapes' team kernels are slow on a host backend: two updates, two window lengths)
 TEST(TrainingWindow, UpdatesBitwiseDeviceShapes) {
-  expect_training_bitwise<float>("discrete", true, device::KernelShape::Device);
-  expect_training_bitwise<double>("nest", false, device::KernelShape::Device);
+  expect_training_bitwise<float>("discrete", true, device::KernelShape::Device, 2, false);
+  expect_training_bitwise<double>("nest", false, device::KernelShape::Device, 2, false);
 }

@@ -34,8 +34,7 @@ inline int window_length(const Network& net, int max_window, int batch, int chan
   int w = min_delay_steps(net);
   if (max_window > 0) w = std::min(w, max_window);
   const std::int64_t per_step = std::int64_t(8) * batch * channels * net.n_neurons;
-  if (per_step > 0)
-    w = static_cast<int>(std::min<std::int64_t>(w, std::max<std::int64_t>(1, max_bytes / per_step)));
+  if (per_step > 0) w = static_cast<int>(std::min<std::int64_t>(w, std::max<std::int64_t>(1, max_bytes / per_step)));
   return std::max(w, 1);
 }
 
