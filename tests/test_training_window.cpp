@@ -21,15 +21,15 @@ using namespace dpointnet::test;
 
 namespace {
 
-// 200 generated neurons at dt = 0.1 ms (the generator's smallest delay is 1 ms: windows of 10 steps), 30 ms, B = 3.
-TrainSetup make_setup(const char* dynamics, bool carry, int updates) {
+// 200 generated neurons at dt = 0.1 ms (the generator's smallest delay is 1 ms: windows of 10 steps), B = 3.
+TrainSetup make_setup(const char* dynamics, bool carry, int updates, double tstop = 30.0) {
   json t = train_section(0.01, 16, 20.0);  // segments of 16 steps: windows cut at segment ends
   t["steps"] = updates;
   if (carry)
     t["carry_state"] = true;
   else
     t["warmup_ms"] = 2.3;
-  return TrainSetup(200, 30.0, 3, t, 4, json{{"dt", 0.1}, {"dynamics", dynamics}});
+  return TrainSetup(200, tstop, 3, t, 4, json{{"dt", 0.1}, {"dynamics", dynamics}});
 }
 
 // What a step hook reads of every step of 290 steps of the trainer's simulator configuration.
@@ -117,7 +117,7 @@ Trained train(const TrainSetup& s, int max_window, device::KernelShape shape, in
 // `updates` updates step by step, in windows of 10 and (short) of 3 steps.
 template <class Real>
 void expect_training_bitwise(const char* dynamics, bool carry, device::KernelShape shape, int updates, bool short_too) {
-  const TrainSetup s = make_setup(dynamics, carry, updates);
+  const TrainSetup s = make_setup(dynamics, carry, updates, short_too ? 30.0 : 20.0);
   const Trained step = train<Real>(s, 1, shape, updates), window = train<Real>(s, 0, shape, updates),
                 short_window = short_too ? train<Real>(s, 3, shape, updates) : window;
   EXPECT_EQ(step.window, 1);
@@ -127,7 +127,7 @@ void expect_training_bitwise(const char* dynamics, bool carry, device::KernelSha
   for (double c : step.counts) spikes += c;
   for (const auto& g : step.grads)
     for (double x : g) norm += x * x;
-  EXPECT_GT(spikes, 100.0) << "the network must spike";
+  EXPECT_GT(spikes, 30.0) << "the network must spike";
   EXPECT_GT(norm, 0.0) << "the gradient must not be zero";
   for (const Trained* o : {&window, &short_window}) {
     EXPECT_EQ(o->losses, step.losses);
@@ -153,8 +153,9 @@ TEST(TrainingWindow, UpdatesBitwiseDiscreteWarmup) {
 TEST(TrainingWindow, UpdatesBitwiseNestCarried) {
   expect_training_bitwise<double>("nest", true, device::KernelShape::Auto, 3, true);
 }
-// (the device shapes' team kernels are slow on a host backend: two updates, two window lengths)
+// (the device shapes' team kernels are slow on a host backend: two updates of 20 ms with carried states, two
+// window lengths)
 TEST(TrainingWindow, UpdatesBitwiseDeviceShapes) {
   expect_training_bitwise<float>("discrete", true, device::KernelShape::Device, 2, false);
-  expect_training_bitwise<double>("nest", false, device::KernelShape::Device, 2, false);
+  expect_training_bitwise<double>("nest", true, device::KernelShape::Device, 2, false);
 }
