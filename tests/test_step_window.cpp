@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "dpointnet/device/nest_step.hpp"
 #include "dpointnet/sim/simulator.hpp"
 #include "dpointnet/util/kokkos_compat.hpp"
 #include "test_execspace.hpp"
@@ -165,14 +166,16 @@ TEST(StepWindow, NestHostBlocksAreTheDeviceShape) {
   if (!compat::host_execution<TEST_EXECSPACE>) GTEST_SKIP() << "device backend: both runs take the device shape";
   WindowNet s = make_setup(Dynamics::Nest, 2);
   std::size_t iaf = 0;
-  for (std::size_t i = 0; i < 256; i += 3) {  // every third neuron of the first block an iaf_psc_alpha
+  for (std::size_t i = 0; i < 256; i += 3) {  // every third neuron of the first 256 an iaf_psc_alpha
     NeuronParams p = glif(120, 6, -65, -48, -66, 2.5, {5.5, 8.5, 2.8, 5.8});
     p.kind = ModelKind::IafPscAlpha;
     p.I_e = 40;
     s.net.neurons[i] = derive_neuron(p, s.net.dt, Dynamics::Nest);
     ++iaf;
   }
-  ASSERT_EQ(iaf, 86u);  // the second block (256-299) all GLIF
+  ASSERT_EQ(iaf, 86u);  // blocks of mixed models, and neurons 256-299 all GLIF
+  static_assert(256 % device::NestStepFunctor<double, TEST_EXECSPACE>::kBlock == 0,
+                "blocks of one kind and mixed ones");
   const Out host = run<double>(s, 0, device::KernelShape::Host), dev = run<double>(s, 1, device::KernelShape::Device);
   EXPECT_EQ(host.z, dev.z);
   EXPECT_EQ(host.v, dev.v);

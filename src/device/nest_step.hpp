@@ -22,7 +22,8 @@ template <class Real, class ExecSpace>
 struct NestStepFunctor {
   using MemSpace = typename ExecSpace::memory_space;
   struct PerBlock {};
-  static constexpr int kBlock = 256;
+  // 64 neurons: a block's state and constants stay in L1 through the steps of a window (bench/README.md)
+  static constexpr int kBlock = 64;
   NeuronConstants<Real, MemSpace> k;
   NestConstants<Real, MemSpace> nk;
   NeuronState<Real, MemSpace> s;
