@@ -1,6 +1,7 @@
 // Spike trains from the simulator's recorded chunks, per simulated population (the SONATA spike-file layout):
 // what `simulate` writes per sample and what the run report's rasters write for sample 0.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -26,13 +27,21 @@ inline std::int64_t append_step_spikes(const RecordedChunk& c, int k, int b, con
                                        std::map<std::string, SpikeTrains>& pops) {
   const double time = static_cast<double>(c.first_step + k + 1) * dt;
   std::int64_t n = 0;
-  for (std::int64_t i = 0; i < net.n_neurons; ++i) {
-    if (!c.z(k, b, i)) continue;
-    const auto& pop = net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
-    auto& st = pops[pop.name];
-    st.node_ids.push_back(net.neuron_node_id[static_cast<std::size_t>(i)]);
-    st.times_ms.push_back(time);
-    ++n;
+  const std::uint8_t* const z = &c.z(k, b, 0);
+  constexpr std::int64_t kWord = 64;  // neurons a time: most words of a step's spikes are all zero
+  for (std::int64_t i0 = 0; i0 < net.n_neurons; i0 += kWord) {
+    const std::int64_t i1 = std::min(i0 + kWord, net.n_neurons);
+    std::uint8_t any = 0;
+    for (std::int64_t i = i0; i < i1; ++i) any |= z[i];
+    if (any == 0) continue;
+    for (std::int64_t i = i0; i < i1; ++i) {
+      if (!z[i]) continue;
+      const auto& pop = net.populations[static_cast<std::size_t>(net.neuron_population[static_cast<std::size_t>(i)])];
+      auto& st = pops[pop.name];
+      st.node_ids.push_back(net.neuron_node_id[static_cast<std::size_t>(i)]);
+      st.times_ms.push_back(time);
+      ++n;
+    }
   }
   return n;
 }

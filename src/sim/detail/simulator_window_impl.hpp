@@ -80,13 +80,16 @@ void Simulator<Real, ExecSpace>::advance(int n_steps, int rec_index) {
   }
   dynamics_->step(space_, st);
   write_inputs(t, slot_now, n_steps);  // the window's inputs, into their ring slots (read from the next window on)
-  if (rec_index >= 0)
-    for (int w = 0; w < n_steps; ++w) {
-      const int slot = (slot_now + w) % D_;
+  if (rec_index >= 0) {
+    // the window's spikes: its ring slots in one copy, or two where they wrap
+    for (int w = 0; w < n_steps;) {
+      const int slot = (slot_now + w) % D_, run = std::min(n_steps - w, D_ - slot);
       device::copy(space_, rec_z_.data() + static_cast<std::size_t>(rec_index + w) * bn,
-                   z_ring_.data() + static_cast<std::size_t>(slot) * bn, bn);
-      if (opt_.record_inputs) record_input_slots(rec_index + w, slot);
+                   z_ring_.data() + static_cast<std::size_t>(slot) * bn, static_cast<std::size_t>(run) * bn);
+      w += run;
     }
+    for (int w = 0; opt_.record_inputs && w < n_steps; ++w) record_input_slots(rec_index + w, (slot_now + w) % D_);
+  }
   if (hook_)
     for (int w = 0; w < n_steps; ++w) {
       hook_w_ = step_v_.extent(0) > 0 ? w : -1;
