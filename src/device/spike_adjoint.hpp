@@ -204,6 +204,7 @@ struct SpikeAdjointFunctor {
       if (t + d >= T) break;
       const int slot = static_cast<int>((t + d) % D);
       const bool grad_on = wg.on() && !(wg.grad_only && t + d < wg.t_lo);
+      if (wg.grad_only && !grad_on) continue;  // (nothing to add; t + d may be before step 0: no slot)
       const Ring* const gs = &a.gu(slot, 0, 0, 0);
       for (std::int64_t j = j0; j < j1; ++j) {
         const std::int64_t g = e.group(j, d);

@@ -31,7 +31,7 @@ struct SimOptions {
   bool record_v = false;            // keep v' of every step for the recorder
   bool record_inputs = false;       // keep the inputs' counts of every step for the recorder
   int record_chunk = kRecordChunk;  // steps per host transfer of recorded spikes/voltages
-  // Steps per min-delay window of run() without a step hook: 0 = the network's smallest delay (in steps), capped
+  // Steps per min-delay window of run(): 0 = the network's smallest delay (in steps), capped
   // by the window's drive buffer (sim/step_window.hpp); 1 = step by step. Results are the same bitwise.
   int max_window = 0;
   // run() with a step hook (training) advances a window at a time too, keeping what training reads of each step of
@@ -148,7 +148,7 @@ class Simulator {
   }
   // Total synaptic events (edge additions) since reset, when counting is enabled (benchmarks).
   void set_count_events(bool on) { count_events_ = on; }
-  // Steps per min-delay window of run() without a step hook (SimOptions::max_window).
+  // Steps per min-delay window of run() (SimOptions::max_window).
   int window() const { return window_; }
   double events() const { return events_; }
 
