@@ -12,6 +12,7 @@
 
 #include "dpointnet/device/kernel_shape_choice.hpp"
 #include "dpointnet/network/network.hpp"
+#include "dpointnet/util/huge_pages.hpp"
 #include "dpointnet/util/kokkos_compat.hpp"
 
 namespace dpointnet::device {
@@ -133,13 +134,19 @@ GroupedEdges<Real, MemSpace> group_edges(const ExecSpace& space, const Projectio
   auto h_off = compat::host_mirror_uninitialized(g.offsets);
   auto h_line = compat::host_mirror_uninitialized(g.line);
   auto h_w = compat::host_mirror_uninitialized(g.weight);
+  // the scatter below writes these in random order: huge pages before their first touch
+  advise_huge_pages(h_line.data(), ne * sizeof(std::int32_t));
+  advise_huge_pages(h_w.data(), ne * sizeof(Real));
   std::fill(h_off.data(), h_off.data() + ng + 1, std::int64_t{0});
   // counts, then their prefix sums: h_off(k) is group k's first position; the scatter below advances h_off(k) as
   // group k's cursor (to group k + 1's first position), so the offsets are shifted back after it (one array of
   // random accesses, not two)
   for (std::size_t e = 0; e < ne; ++e) h_off(key_of(e) + 1)++;
   for (std::size_t k = 0; k < ng; ++k) h_off(k + 1) += h_off(k);
-  file_order.assign(ne, 0);
+  std::vector<std::int64_t>().swap(file_order);
+  file_order.reserve(ne);
+  advise_huge_pages(file_order.data(), ne * sizeof(std::int64_t));
+  file_order.resize(ne);
   std::int64_t max_channel = 0;
   for (std::size_t e = 0; e < ne; ++e) {
     const auto pos = static_cast<std::size_t>(h_off(key_of(e))++);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "dpointnet/util/huge_pages.hpp"
+
 namespace dpointnet {
 
 double Network::to_normalized(std::int64_t target, double w_pA) const {
@@ -21,7 +23,10 @@ std::vector<double> Network::initial_weights(int projection) const {
   // division as to_normalized
   std::vector<double> vs(neurons.size());
   for (std::size_t i = 0; i < vs.size(); ++i) vs[i] = neurons[i].vs;
-  std::vector<double> w(p.size());
+  std::vector<double> w;
+  w.reserve(p.size());
+  advise_huge_pages(w.data(), p.size() * sizeof(double));
+  w.resize(p.size());
   for (std::size_t e = 0; e < w.size(); ++e) w[e] = p.weight_pA[e] / vs[static_cast<std::size_t>(p.target[e])];
   return w;
 }
