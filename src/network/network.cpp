@@ -6,8 +6,13 @@
 
 namespace dpointnet {
 
+namespace {
+// w = w_pA / vs of the target (docs/model.md), for to_normalized and initial_weights
+double normalized(double w_pA, double vs) { return w_pA / vs; }
+}  // namespace
+
 double Network::to_normalized(std::int64_t target, double w_pA) const {
-  return w_pA / neurons[static_cast<std::size_t>(target)].vs;
+  return normalized(w_pA, neurons[static_cast<std::size_t>(target)].vs);
 }
 
 double Network::to_pA(std::int64_t target, double w) const { return w * neurons[static_cast<std::size_t>(target)].vs; }
@@ -19,15 +24,15 @@ std::int64_t Network::node_type_id(std::int64_t i) const {
 
 std::vector<double> Network::initial_weights(int projection) const {
   const Projection& p = projections[static_cast<std::size_t>(projection)];
-  // vs of every neuron in one array (a random read per edge of 8 bytes, not of a DerivedNeuron); the same
-  // division as to_normalized
+  // vs of every neuron in one array (a random read per edge of 8 bytes, not of a DerivedNeuron)
   std::vector<double> vs(neurons.size());
   for (std::size_t i = 0; i < vs.size(); ++i) vs[i] = neurons[i].vs;
   std::vector<double> w;
   w.reserve(p.size());
   advise_huge_pages(w.data(), p.size() * sizeof(double));
   w.resize(p.size());
-  for (std::size_t e = 0; e < w.size(); ++e) w[e] = p.weight_pA[e] / vs[static_cast<std::size_t>(p.target[e])];
+  for (std::size_t e = 0; e < w.size(); ++e)
+    w[e] = normalized(p.weight_pA[e], vs[static_cast<std::size_t>(p.target[e])]);
   return w;
 }
 
