@@ -129,7 +129,7 @@ int run(int argc, char** argv) {
     const Exec space;
     using Kokkos::view_alloc;
     const auto e = device::group_edges<float, Mem>(
-        space, net.projections[0], net.initial_weights(0), D, N, "bench.recurrent", order,
+        space, net.projections[0], net.initial_weights(0), D, N, "bench.recurrent", &order,
         device::device_shape<Kokkos::DefaultExecutionSpace>(device::KernelShape::Auto));
     const std::int64_t E = static_cast<std::int64_t>(e.weight.extent(0));
 

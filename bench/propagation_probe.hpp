@@ -77,7 +77,7 @@ PropagationRates propagation_edges_per_s(const Network& net, const int B, const 
   Probe pr;
   const Kokkos::DefaultExecutionSpace space;
   pr.f.e = device::group_edges<Real, Kokkos::DefaultExecutionSpace::memory_space>(
-      space, rec, std::vector<double>(rec.size(), 0.5), D, net.n_neurons, "probe.edges", order, false);
+      space, rec, std::vector<double>(rec.size(), 0.5), D, net.n_neurons, "probe.edges", &order, false);
   pr.f.D = D;
   const auto off = compat::mirror_view_and_copy(space, pr.f.e.offsets);
   const std::int64_t n_src = rec.n_sources, n_groups = n_src * D;

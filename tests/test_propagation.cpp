@@ -56,6 +56,23 @@ void check_scatter(const bool unique_rows, const int d_lo = 1, const int d_hi = 
       const auto e = static_cast<std::size_t>(order[static_cast<std::size_t>(k)]);
       ASSERT_EQ((p.delay_steps[e] - 1) * N + p.source[e], grp) << "groups are delay-major";
     }
+  // without the read order (simulate's set-up, SimOptions::read_order = false): the same groups, lines and weights
+  {
+    auto g2 = device::group_edges<double, Mem>(Exec(), p, w, D, N, "test.no_order", nullptr, false);
+    auto off2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g2.offsets);
+    auto ln = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.line);
+    auto ln2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g2.line);
+    auto wt = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.weight);
+    auto wt2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g2.weight);
+    for (std::int64_t k = 0; k <= N * D; ++k) ASSERT_EQ(off2(k), off(k));
+    for (std::size_t k = 0; k < p.size(); ++k) {
+      const auto e = static_cast<std::size_t>(order[k]);
+      ASSERT_EQ(ln2(k), ln(k));
+      ASSERT_EQ(ln2(k), p.channel[e] * N + p.target[e]) << "edge " << e << ": its row";
+      ASSERT_EQ(wt2(k), w[e]) << "edge " << e << ": its weight";
+    }
+    EXPECT_EQ(g2.rows_unique, g.rows_unique);
+  }
   // sparse activity (one source in 5) and every source active (N D = 300 groups per sample: more than the host
   // shape lists at a time, PropagateFunctor::kList)
   static_assert(device::PropagateFunctor<double, Exec, std::uint8_t>::kList < N * D, "the dense case overflows a list");

@@ -65,6 +65,7 @@ SimulateSummary simulate_impl(const SimulationConfig& cfg, const Network& net, c
   opt.record_v = !reports.empty();
   opt.record_inputs = !cfg.input_spikes_file.empty();
   opt.max_window = max_window;
+  opt.read_order = false;  // nothing of a simulate run goes back to the edges' read order
   const auto t_build = std::chrono::steady_clock::now();
   Simulator<Real> sim(Kokkos::DefaultExecutionSpace(), net, inputs, opt);
   sim.set_current_pulses(pulses);

@@ -211,7 +211,7 @@ void propagate(const ExecSpace& space, const char* label, const PropagateFunctor
           Kokkos::subview(f.u, Kokkos::make_pair(std::size_t(w) * std::size_t(B), std::size_t(w + 1) * std::size_t(B)),
                           Kokkos::ALL, Kokkos::ALL);
       compact_active_groups(space, fw.e, RingActivity<Activity, MemSpace>{fw.ring, fw.D, fw.s_min}, fw.t, fw.D, B);
-      const int league = active_group_league(fw.e.n_sources * fw.D);
+      const int league = active_group_league<ExecSpace>(fw.e.n_sources * fw.D);
       Kokkos::parallel_for(label, compat::auto_team_policy<ExecSpace>(space, league), fw);
     }
   } else {

@@ -198,7 +198,7 @@ void weight_grad(const ExecSpace& space, const char* label,
   if (device_shape<ExecSpace>(shape)) {
     compact_active_groups(space, f.e, RecordActivity<Activity, MemSpace>{f.act_ext, f.ext_base, f.s_min}, f.t, f.D,
                           f.B);
-    const int league = active_group_league(f.n_groups);
+    const int league = active_group_league<ExecSpace>(f.n_groups);
     Kokkos::parallel_for(
         label, compat::auto_team_policy<ExecSpace, typename F::ActiveTeams>(space, league, Teams::vector_length(f.B)),
         f);

@@ -37,6 +37,9 @@ struct SimOptions {
   // run() with a step hook (training) advances a window at a time too, keeping what training reads of each step of
   // the window (training_v, training_r) in a [window B][N] buffer; false: one step per launch with a hook.
   bool windows_with_hook = false;
+  // Keep each grouped edge's read-order index (file_order, to_read_order, from_read_order: training, checkpoints,
+  // edge export); false skips it at set-up (8 bytes per edge written in scattered order), and file_order throws.
+  bool read_order = true;
 };
 
 namespace detail {

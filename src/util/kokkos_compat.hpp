@@ -177,8 +177,9 @@ struct SampleTeams {
 
 }  // namespace dpointnet::compat
 
-// True when Kokkos::Serial is enabled and is not the default execution space.
-#if defined(KOKKOS_ENABLE_SERIAL) &&                                                                   \
+// True when Kokkos::Serial is enabled and is not the default execution space (and the build keeps the Serial twin:
+// CMake's DPOINTNET_SERIAL_TWIN, ON by default).
+#if !defined(DPOINTNET_NO_SERIAL_TWIN) && defined(KOKKOS_ENABLE_SERIAL) &&                             \
     (defined(KOKKOS_ENABLE_OPENMP) || defined(KOKKOS_ENABLE_THREADS) || defined(KOKKOS_ENABLE_CUDA) || \
      defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL))
 #define DPOINTNET_SECOND_SERIAL_SPACE 1

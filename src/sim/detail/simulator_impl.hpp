@@ -122,15 +122,17 @@ Simulator<Real, ExecSpace>::Simulator(const ExecSpace& space, const Network& net
   u_ = decltype(u_)(Kokkos::view_alloc(space_, "drive.u"), static_cast<std::size_t>(window_) * B_, R_, N);
   z_ring_ = device::SpikeRing<MemSpace>(Kokkos::view_alloc(space_, "state.z_ring"), D_, B_, N);
   const bool active_lists = device::device_shape<ExecSpace>(shape_);
-  recurrent_ = device::group_edges<Real, MemSpace>(space_, net.projections[0], net.initial_weights(0), D_, N_,
-                                                   "edges.recurrent", recurrent_order_, active_lists);
+  recurrent_ =
+      device::group_edges<Real, MemSpace>(space_, net.projections[0], net.initial_weights(0), D_, N_, "edges.recurrent",
+                                          opt_.read_order ? &recurrent_order_ : nullptr, active_lists);
   for (const PreparedInput& in : inputs) {
     auto rt = std::make_unique<InputRuntime>();
     rt->spec = in;
     const Projection& pr = net.projections[static_cast<std::size_t>(in.projection)];
     const std::string lbl = "input." + pr.source_population;
     rt->edges = device::group_edges<Real, MemSpace>(space_, pr, net.initial_weights(in.projection), D_, N_,
-                                                    "edges." + pr.source_population, rt->order, active_lists);
+                                                    "edges." + pr.source_population,
+                                                    opt_.read_order ? &rt->order : nullptr, active_lists);
     rt->ring = device::CountRing<MemSpace>(Kokkos::view_alloc(space_, lbl + ".ring"), D_, B_,
                                            static_cast<std::size_t>(pr.n_sources));
     upload_schedule(*rt, in);
@@ -203,6 +205,7 @@ const device::GroupedEdges<Real, typename ExecSpace::memory_space>& Simulator<Re
 }
 template <class Real, class ExecSpace>
 const std::vector<std::int64_t>& Simulator<Real, ExecSpace>::file_order(int s) const {
+  if (!opt_.read_order) throw std::logic_error("Simulator::file_order: built with SimOptions::read_order = false");
   return s == 0 ? recurrent_order_ : inputs_[static_cast<std::size_t>(s - 1)]->order;
 }
 template <class Real, class ExecSpace>
