@@ -13,6 +13,7 @@
 #include "dpointnet/network/network.hpp"
 #include "dpointnet/network/neuron_model.hpp"
 #include "dpointnet/util/error.hpp"
+#include "test_paths.hpp"
 
 namespace dpointnet::test {
 
@@ -31,12 +32,11 @@ std::string input_error(F&& f) {
   return "";
 }
 
-// The vendored test data (tests/data; DPOINTNET_TEST_DATA_DIR is set by tests/CMakeLists.txt). The environment
-// variable of the same name overrides it, for test executables run away from their source tree
-// (scripts/gpu-check).
+// The vendored test data (tests/data, where configure found it). The environment variable DPOINTNET_TEST_DATA_DIR
+// overrides it, for test executables run away from their source tree (scripts/gpu-check).
 inline std::string test_data_dir() {
   const char* env = std::getenv("DPOINTNET_TEST_DATA_DIR");
-  return env && *env ? env : DPOINTNET_TEST_DATA_DIR;
+  return env && *env ? env : configured_test_data_dir();
 }
 inline std::string bmtk450_dir() { return test_data_dir() + "/bmtk/point_450glifs"; }
 

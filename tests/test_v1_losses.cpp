@@ -195,7 +195,8 @@ TEST(V1Synchronization, FanoGradientMatchesFiniteDifferences) {
 
 TEST(V1Selectivity, NeuropixelsTargetsAreTheSpecsTable) {
   // V1-PAPER.md 3.5: per-type means after the table's row filters (units, OSI*, DSI*)
-  const auto t = read_selectivity_targets(DPOINTNET_SOURCE_DIR "/input/neuropixels/OSI_DSI_neuropixels_v4.csv", "", "");
+  const auto t = read_selectivity_targets(
+      std::string(test::configured_source_dir()) + "/input/neuropixels/OSI_DSI_neuropixels_v4.csv", "", "");
   ASSERT_EQ(t.size(), 17u);
   const std::map<std::string, SelectivityTarget> spec = {
       {"L1 Htr3a", {0.1992, 0.1300, 7}}, {"L2/3 Exc", {0.3609, 0.2448, 163}}, {"L2/3 PV", {0.1576, 0.0992, 74}},
